@@ -1,0 +1,10 @@
+// Package cli is the cobra command tree of bsadapter: flag parsing, the
+// output policy (stdout for results, stderr for the rest, colors only on a
+// terminal) and the exit codes. It is the only package that knows about
+// terminals.
+//
+// Dependency direction: cmd/bsadapter -> internal/cli -> {internal/fixtures,
+// internal/conform, internal/scaffold} -> {internal/bridge,
+// internal/pgserver, blocks, schemas, templates}. Packages below cli return
+// values and errors and never print to a terminal themselves.
+package cli

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+)
+
+// Stdio is what a command may touch of the outside world: its streams, its
+// environment and whether the streams are terminals. Tests build one by
+// hand; OSStdio describes the real process.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// Env looks up an environment variable (os.LookupEnv for the process).
+	Env func(string) (string, bool)
+	// InTTY and OutTTY say whether stdin and stdout are terminals.
+	InTTY, OutTTY bool
+	// ErrTTY says whether stderr is a terminal.
+	ErrTTY bool
+}
+
+// OSStdio returns the process's standard streams and environment.
+func OSStdio() Stdio {
+	return Stdio{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		Env:    os.LookupEnv,
+		InTTY:  term.IsTerminal(os.Stdin.Fd()),
+		OutTTY: term.IsTerminal(os.Stdout.Fd()),
+		ErrTTY: term.IsTerminal(os.Stderr.Fd()),
+	}
+}
+
+func (s Stdio) getenv(key string) string {
+	if s.Env == nil {
+		return ""
+	}
+	v, _ := s.Env(key)
+	return v
+}
+
+// Color says whether output to a stream that is (or is not) a terminal may
+// carry ANSI colors: CLICOLOR_FORCE (not "0") forces them; NO_COLOR (any
+// value) or CLICOLOR=0 turns them off; otherwise only on a terminal.
+func (s Stdio) Color(tty bool) bool {
+	if v := s.getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+		return true
+	}
+	if s.getenv("NO_COLOR") != "" {
+		return false
+	}
+	if s.getenv("CLICOLOR") == "0" {
+		return false
+	}
+	return tty && s.getenv("TERM") != "dumb"
+}
+
+// Interactive says whether a command may ask questions: stdin and stdout
+// are terminals and CI is not set.
+func (s Stdio) Interactive() bool {
+	if v := s.getenv("CI"); v != "" && v != "0" && v != "false" {
+		return false
+	}
+	return s.InTTY && s.OutTTY
+}
+
+// Style paints text with ANSI colors when enabled.
+type Style struct{ On bool }
+
+func (s Style) paint(code, text string) string {
+	if !s.On {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// Red is for failures.
+func (s Style) Red(t string) string { return s.paint("31", t) }
+
+// Green is for passes.
+func (s Style) Green(t string) string { return s.paint("32", t) }
+
+// Yellow is for warnings and skips.
+func (s Style) Yellow(t string) string { return s.paint("33", t) }
+
+// Bold is for headings.
+func (s Style) Bold(t string) string { return s.paint("1", t) }
+
+// Dim is for details.
+func (s Style) Dim(t string) string { return s.paint("2", t) }
+
+// printError prints err once, in the house format, with its hint.
+func printError(w io.Writer, st Style, err error, hint string) {
+	msg := strings.TrimPrefix(err.Error(), "bsadapter: ")
+	fmt.Fprintf(w, "%s %s\n", st.Red("bsadapter:"), msg)
+	if hint != "" {
+		fmt.Fprintf(w, "%s %s\n", st.Dim("hint:"), hint)
+	}
+}
+
+// formatFlag validates a --format value against the allowed ones.
+func formatFlag(value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return usageErr("", "--format %q is not one of %s", value, strings.Join(allowed, ", "))
+}

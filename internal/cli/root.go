@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// App is what every command shares: the streams, the environment and the
+// output style.
+type App struct {
+	Stdio
+	// Style colors stdout; ErrStyle colors stderr.
+	Style, ErrStyle Style
+}
+
+// Main runs bsadapter with args (without the program name) and returns the
+// exit code. Nothing else in bsadapter exits the process.
+func Main(args []string, stdio Stdio) int {
+	if stdio.Env == nil {
+		stdio.Env = func(string) (string, bool) { return "", false }
+	}
+	app := &App{Stdio: stdio, Style: Style{On: stdio.Color(stdio.OutTTY)}, ErrStyle: Style{On: stdio.Color(stdio.ErrTTY)}}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	root := NewRootCmd(app)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if ctx.Err() != nil {
+		printError(stdio.Err, app.ErrStyle, errors.New("interrupted"), "")
+		return ExitInterrupted
+	}
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		// Errors cobra raises itself (unknown flag, wrong argument count,
+		// unknown command) are usage errors.
+		ee = &ExitError{Code: ExitUsage, Err: err, Hint: usageHint(err, args)}
+	}
+	if !ee.Quiet && ee.Err != nil {
+		printError(stdio.Err, app.ErrStyle, ee.Err, ee.Hint)
+	}
+	return ee.Code
+}
+
+func usageHint(err error, args []string) string {
+	msg := err.Error()
+	if strings.Contains(msg, "unknown command") {
+		return "run 'bsadapter --help' for the list of commands"
+	}
+	cmd := "bsadapter"
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		cmd += " " + a
+	}
+	return "run '" + cmd + " --help' for usage"
+}
+
+// NewRootCmd builds the whole command tree. Every command gets app for its
+// streams; none uses package-level state.
+func NewRootCmd(app *App) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bsadapter",
+		Short: "Scaffold, check and conformance-test better-supabase adapters",
+		Long: `bsadapter helps you write adapters that connect an SDK to better-supabase's blocks.
+It scaffolds adapters, checks their message converters and runs conformance suites on their stores.`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		DisableAutoGenTag: true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+	}
+	root.SetIn(app.In)
+	root.SetOut(app.Out)
+	root.SetErr(app.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: err, Hint: "run '" + c.CommandPath() + " --help' for usage"}
+	})
+	root.AddCommand(
+		newVersionCmd(app),
+		newSchemaCmd(app),
+	)
+	for _, add := range extraCommands {
+		root.AddCommand(add(app))
+	}
+	// A help topic (no Run): "bsadapter help exit-codes" prints it.
+	root.AddCommand(&cobra.Command{
+		Use:   "exit-codes",
+		Short: "The exit codes every bsadapter command uses",
+		Long:  exitCodesHelp,
+	})
+	return root
+}
+
+// extraCommands lets each command file register its constructor, so that
+// adding a command does not touch this file.
+var extraCommands []func(*App) *cobra.Command
+
+func register(ctor func(*App) *cobra.Command) { extraCommands = append(extraCommands, ctor) }

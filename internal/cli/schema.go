@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/bsadapter/bsadapter/schemas"
+	"github.com/spf13/cobra"
+)
+
+type schemaOptions struct {
+	list   bool
+	format string
+}
+
+func newSchemaCmd(app *App) *cobra.Command {
+	opts := &schemaOptions{}
+	cmd := &cobra.Command{
+		Use:   "schema [NAME]",
+		Short: "Print an embedded JSON Schema (default ai-message-v1)",
+		Long: `Print an embedded JSON Schema, so that an adapter's own test runner can
+validate against exactly the schema bsadapter uses. The schema's $id is an
+identifier only; nothing is ever fetched.`,
+		Example: "  bsadapter schema > ai-message-v1.json\n  bsadapter schema --list",
+		Args:    cobra.MaximumNArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return schemas.Names(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return runSchema(app, opts, args)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.list, "list", false, "list the embedded schemas")
+	cmd.Flags().StringVar(&opts.format, "format", "text", "with --list: text or json")
+	return cmd
+}
+
+func runSchema(app *App, opts *schemaOptions, args []string) error {
+	if err := formatFlag(opts.format, "text", "json"); err != nil {
+		return err
+	}
+	if opts.list {
+		if len(args) > 0 {
+			return usageErr("run 'bsadapter schema NAME' or 'bsadapter schema --list'", "--list takes no schema name")
+		}
+		infos, err := schemas.List()
+		if err != nil {
+			return err
+		}
+		if opts.format == "json" {
+			enc := json.NewEncoder(app.Out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"schemaVersion": 1, "schemas": infos})
+		}
+		tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
+		for _, in := range infos {
+			fmt.Fprintf(tw, "%s\t%s\n", in.Name, in.ID)
+		}
+		return tw.Flush()
+	}
+	name := schemas.AiMessageV1
+	if len(args) == 1 {
+		name = args[0]
+	}
+	data, err := schemas.Read(name)
+	if err != nil {
+		return usageErr("run 'bsadapter schema --list' to see the embedded schemas", "%s", strings.TrimSpace(err.Error()))
+	}
+	_, err = app.Out.Write(data)
+	return err
+}

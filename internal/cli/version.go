@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Set through -ldflags "-X github.com/bsadapter/bsadapter/internal/cli.version=..." by
+// the release build; otherwise filled from the module's build info.
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
+
+// BuildInfo is what "bsadapter version" reports.
+type BuildInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	Date      string `json:"date"`
+	GoVersion string `json:"goVersion"`
+	Platform  string `json:"platform"`
+}
+
+// Build returns the version, commit and date of this binary: the ldflags
+// values when the release build set them, else the module's build info
+// (go install records the module version; a checkout build records the VCS
+// revision when it can).
+func Build() BuildInfo {
+	bi := BuildInfo{Version: version, Commit: commit, Date: date, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if bi.Version == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			bi.Version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if bi.Commit == "" {
+					bi.Commit = s.Value
+				}
+			case "vcs.time":
+				if bi.Date == "" {
+					bi.Date = s.Value
+				}
+			}
+		}
+	}
+	if bi.Version == "" {
+		bi.Version = "dev"
+	}
+	if bi.Commit == "" {
+		bi.Commit = "unknown"
+	}
+	if bi.Date == "" {
+		bi.Date = "unknown"
+	}
+	return bi
+}
+
+type versionOptions struct {
+	format string
+}
+
+func newVersionCmd(app *App) *cobra.Command {
+	opts := &versionOptions{}
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, commit and build date",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runVersion(app, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func runVersion(app *App, opts *versionOptions) error {
+	if err := formatFlag(opts.format, "text", "json"); err != nil {
+		return err
+	}
+	bi := Build()
+	if opts.format == "json" {
+		enc := json.NewEncoder(app.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			SchemaVersion int `json:"schemaVersion"`
+			BuildInfo
+		}{1, bi})
+	}
+	_, err := fmt.Fprintf(app.Out, "bsadapter %s (commit %s, built %s, %s, %s)\n", bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform)
+	return err
+}
