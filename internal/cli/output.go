@@ -44,14 +44,15 @@ func (s Stdio) getenv(key string) string {
 }
 
 // Color says whether output to a stream that is (or is not) a terminal may
-// carry ANSI colors: CLICOLOR_FORCE (not "0") forces them; NO_COLOR (any
-// value) or CLICOLOR=0 turns them off; otherwise only on a terminal.
+// carry ANSI colors. NO_COLOR (any non-empty value) turns them off, always;
+// otherwise CLICOLOR_FORCE (not "0") forces them; CLICOLOR=0 turns them
+// off; otherwise only on a terminal whose TERM is not "dumb".
 func (s Stdio) Color(tty bool) bool {
-	if v := s.getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
-		return true
-	}
 	if s.getenv("NO_COLOR") != "" {
 		return false
+	}
+	if v := s.getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+		return true
 	}
 	if s.getenv("CLICOLOR") == "0" {
 		return false

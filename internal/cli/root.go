@@ -93,6 +93,8 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 	for _, add := range extraCommands {
 		root.AddCommand(add(app))
 	}
+	root.InitDefaultCompletionCmd()
+	strictGroups(root)
 	// A help topic (no Run): "bsadapter help exit-codes" prints it.
 	root.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
@@ -107,3 +109,28 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 var extraCommands []func(*App) *cobra.Command
 
 func register(ctor func(*App) *cobra.Command) { extraCommands = append(extraCommands, ctor) }
+
+// strictGroups makes every command that only groups subcommands (blocks,
+// completion, ...) reject an unknown subcommand as a usage error; cobra
+// would print the help and exit 0, which hides typos in scripts.
+func strictGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		strictGroups(sub)
+	}
+	if c.Runnable() || !c.HasSubCommands() || c == c.Root() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		var names []string
+		for _, s := range cmd.Commands() {
+			if s.IsAvailableCommand() {
+				names = append(names, s.Name())
+			}
+		}
+		return usageErr("run '"+cmd.CommandPath()+" --help' for usage", "unknown command %q for %q (known: %s)", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+	}
+}
