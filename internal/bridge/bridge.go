@@ -1,0 +1,737 @@
+// Package bridge is the client side of the adapter bridge protocol: it starts
+// an adapter's bridge process, speaks JSON-RPC 2.0 to it over stdin and
+// stdout (one message per line), and makes sure the process and everything it
+// started are gone afterwards.
+//
+// The client pipelines requests (up to Options.Jobs in flight), matches
+// answers by id, applies a timeout per request and keeps the last lines of
+// the bridge's stderr so that every transport fault can show them. It is used
+// by check-fixtures (the converter methods) and by conform --store=bridge (the
+// store methods). It never prints anything; faults come back as errors.
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ProtocolVersion is the bridge protocol version this client speaks.
+const ProtocolVersion = 1
+
+// Defaults applied when Options leaves a field zero.
+const (
+	DefaultTimeout     = 30 * time.Second
+	DefaultJobs        = 8
+	DefaultStderrLines = 20
+	// MaxLine is the longest stdout line the client accepts. The protocol
+	// says neither side may assume a limit below 64 MiB.
+	MaxLine = 128 << 20
+	// exitGrace is how long Close waits for the bridge to exit on its own
+	// after shutdown before killing its process group.
+	exitGrace = 3 * time.Second
+)
+
+// Options says how to start a bridge.
+type Options struct {
+	Command       []string      // argv; run in Dir
+	Dir           string        // working folder (the adapter's folder); "" is the current one
+	Env           []string      // extra environment, KEY=VALUE, added to this process's
+	Timeout       time.Duration // per request default (when ctx has no earlier deadline)
+	Jobs          int           // max requests in flight (0 = a sensible default)
+	ClientVersion string        // reported to the bridge in initialize
+	StderrLines   int           // how many last stderr lines to keep for errors (0 = default 20)
+}
+
+// Adapter is what the bridge says about itself in its initialize answer.
+type Adapter struct{ Name, Format, SDK, Version string }
+
+// Capabilities are the method groups a bridge declared in initialize.
+type Capabilities struct{ Converter, StreamStore, RunRegistry bool }
+
+// RPCError is an error the bridge answered with (a JSON-RPC error object):
+// the adapter's own failure, a missing method or bad params. The bridge is
+// still healthy after one.
+type RPCError struct {
+	Code    int
+	Message string
+	Data    json.RawMessage
+}
+
+// JSON-RPC error codes the protocol uses.
+const (
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeAdapter        = -32000
+)
+
+// Error returns the bridge's message with its code.
+func (e *RPCError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = "(no message)"
+	}
+	if h := e.Hint(); h != "" {
+		return fmt.Sprintf("bridge error %d: %s [%s]", e.Code, msg, h)
+	}
+	return fmt.Sprintf("bridge error %d: %s", e.Code, msg)
+}
+
+// Hint returns data.hint (a contract hint such as STREAM_NOT_FOUND), or ""
+// when the error carries none.
+func (e *RPCError) Hint() string {
+	var d struct {
+		Hint string `json:"hint"`
+	}
+	if len(e.Data) == 0 || json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	return d.Hint
+}
+
+// FaultKind classifies a transport fault.
+type FaultKind string
+
+// The transport faults. Every one but FaultTimeout leaves the bridge unusable.
+const (
+	FaultStart    FaultKind = "start"    // the command could not be started
+	FaultExited   FaultKind = "exited"   // the process exited (or closed stdout) while requests were due
+	FaultProtocol FaultKind = "protocol" // a stdout line that is not a JSON-RPC response
+	FaultUnknown  FaultKind = "unknown"  // an answer to an id nobody asked
+	FaultVersion  FaultKind = "version"  // the bridge speaks another protocol version
+	FaultTimeout  FaultKind = "timeout"  // a request got no answer in time
+	FaultClosed   FaultKind = "closed"   // the client was closed (or its context cancelled)
+)
+
+// TransportError is a fault of the bridge process or of the protocol rather
+// than an answer: a crash, a bad line, a timeout, an unknown id, a version
+// mismatch. Its message ends with the last lines of the bridge's stderr.
+type TransportError struct {
+	Kind    FaultKind
+	Message string
+	// Stderr holds the last lines the bridge wrote to stderr when the
+	// fault happened ("" when it wrote nothing).
+	Stderr string
+	Err    error
+}
+
+// Error returns the message followed by the bridge's last stderr lines.
+func (e *TransportError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Message)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if e.Stderr != "" {
+		b.WriteString("\nlast lines of the bridge's stderr:\n")
+		for _, l := range strings.Split(strings.TrimRight(e.Stderr, "\n"), "\n") {
+			b.WriteString("  | ")
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	} else {
+		b.WriteString(" (the bridge wrote nothing to stderr)")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Fatal says whether the fault leaves the bridge unusable.
+func (e *TransportError) Fatal() bool { return e.Kind != FaultTimeout }
+
+// Client is a running bridge. Its methods are safe for concurrent use.
+type Client struct {
+	opts   Options
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stderr *tailBuffer
+	sem    chan struct{}
+
+	wmu sync.Mutex // serialises writes to stdin
+
+	mu        sync.Mutex
+	nextID    int64
+	pending   map[int64]chan response
+	abandoned map[int64]struct{} // timed-out ids whose late answers are ignored
+
+	dead     chan struct{} // closed when the bridge became unusable
+	deadErr  error
+	deadOnce sync.Once
+
+	exited     chan struct{} // closed when the process has been reaped
+	exitState  *os.ProcessState
+	readerDone chan struct{}
+	stderrDone chan struct{}
+
+	closeOnce sync.Once
+	closing   chan struct{}
+	killOnce  sync.Once
+
+	adapter Adapter
+	caps    Capabilities
+}
+
+type response struct {
+	result json.RawMessage
+	err    *RPCError
+}
+
+// Start starts the bridge in its own process group, runs the initialize
+// handshake and returns a client ready for calls. Cancelling ctx later kills
+// the bridge's process group (as Close does, without the shutdown call).
+func Start(ctx context.Context, opts Options) (*Client, error) {
+	if len(opts.Command) == 0 || opts.Command[0] == "" {
+		return nil, &TransportError{Kind: FaultStart, Message: "no bridge command given"}
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = DefaultJobs
+	}
+	if opts.StderrLines <= 0 {
+		opts.StderrLines = DefaultStderrLines
+	}
+	if opts.ClientVersion == "" {
+		opts.ClientVersion = "0.0.0"
+	}
+	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
+	cmd.Dir = opts.Dir
+	cmd.Env = append(os.Environ(), opts.Env...)
+	// Its own process group, so that one signal reaches the bridge and
+	// every process it started (npx -> node -> workers).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Our own pipe rather than StdinPipe: an *os.File takes write
+	// deadlines, so a bridge that stops reading cannot block a call past
+	// its timeout.
+	stdinR, stdin, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdin = stdinR
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	err = cmd.Start()
+	_ = stdinR.Close()
+	if err != nil {
+		_ = stdin.Close()
+		where := ""
+		if opts.Dir != "" {
+			where = " in " + opts.Dir
+		}
+		return nil, &TransportError{Kind: FaultStart, Message: fmt.Sprintf("cannot start the bridge %s%s", quoteArgv(opts.Command), where), Err: err}
+	}
+	c := &Client{
+		opts:       opts,
+		cmd:        cmd,
+		stdin:      stdin,
+		stderr:     newTailBuffer(opts.StderrLines),
+		sem:        make(chan struct{}, opts.Jobs),
+		pending:    map[int64]chan response{},
+		abandoned:  map[int64]struct{}{},
+		dead:       make(chan struct{}),
+		exited:     make(chan struct{}),
+		readerDone: make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		closing:    make(chan struct{}),
+	}
+	go c.readStderr(stderr)
+	go c.wait()
+	go c.readStdout(stdout)
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.fail(&TransportError{Kind: FaultClosed, Message: "the bridge was stopped: " + context.Cause(ctx).Error()})
+			c.kill()
+		case <-c.closing:
+		}
+	}()
+	if err := c.initialize(ctx); err != nil {
+		close(c.closing)
+		c.kill()
+		<-c.exited
+		return nil, err
+	}
+	return c, nil
+}
+
+func quoteArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t'\"\\$") {
+			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (c *Client) initialize(ctx context.Context) error {
+	var res struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		Adapter         struct {
+			Name    string `json:"name"`
+			Format  string `json:"format"`
+			SDK     string `json:"sdk"`
+			Version string `json:"version"`
+		} `json:"adapter"`
+		Capabilities struct {
+			Converter   bool `json:"converter"`
+			StreamStore bool `json:"streamStore"`
+			RunRegistry bool `json:"runRegistry"`
+		} `json:"capabilities"`
+	}
+	params := map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"client":          map[string]any{"name": "bsadapter", "version": c.opts.ClientVersion},
+	}
+	err := c.call(ctx, c.opts.Timeout, "initialize", params, &res)
+	var rpcErr *RPCError
+	if errors.As(err, &rpcErr) {
+		theirs := versionIn(rpcErr.Data)
+		if theirs == "" {
+			theirs = "another version"
+		} else {
+			theirs = "version " + theirs
+		}
+		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake: bsadapter speaks bridge protocol version %d, the bridge answered %q (it speaks %s)", ProtocolVersion, rpcErr.Message, theirs), nil)
+	}
+	if err != nil {
+		var te *TransportError
+		if errors.As(err, &te) && te.Kind == FaultExited {
+			te.Message = "the bridge exited before answering initialize (" + strings.TrimPrefix(te.Message, "the bridge ") + ")"
+		}
+		return err
+	}
+	if v := strings.TrimSpace(string(res.ProtocolVersion)); v != fmt.Sprint(ProtocolVersion) {
+		if v == "" {
+			v = "none"
+		}
+		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge speaks protocol version %s, bsadapter speaks version %d", v, ProtocolVersion), nil)
+	}
+	c.adapter = Adapter{Name: res.Adapter.Name, Format: res.Adapter.Format, SDK: res.Adapter.SDK, Version: res.Adapter.Version}
+	c.caps = Capabilities{Converter: res.Capabilities.Converter, StreamStore: res.Capabilities.StreamStore, RunRegistry: res.Capabilities.RunRegistry}
+	return nil
+}
+
+// versionIn finds a protocol version a refusing bridge may have put in its
+// error data ({"protocolVersion": 2} or {"supported": [2]}).
+func versionIn(data json.RawMessage) string {
+	var d map[string]json.RawMessage
+	if json.Unmarshal(data, &d) != nil {
+		return ""
+	}
+	for _, k := range []string{"protocolVersion", "supported", "version"} {
+		if v, ok := d[k]; ok {
+			return strings.TrimSpace(string(v))
+		}
+	}
+	return ""
+}
+
+// Adapter returns what the bridge said about itself.
+func (c *Client) Adapter() Adapter { return c.adapter }
+
+// Capabilities returns the method groups the bridge declared.
+func (c *Client) Capabilities() Capabilities { return c.caps }
+
+// StderrTail returns the last lines the bridge wrote to stderr.
+func (c *Client) StderrTail() string { return c.stderr.String() }
+
+// Call sends one request and waits for its answer, at most the default
+// timeout. result may be a pointer to decode into (numbers decode as
+// json.Number into interface values, so none lose precision), a
+// *json.RawMessage, or nil.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	return c.CallTimeout(ctx, c.opts.Timeout, method, params, result)
+}
+
+// CallTimeout is Call with its own timeout for this request (a
+// streamStore.read that waits for appends needs a longer one).
+func (c *Client) CallTimeout(ctx context.Context, timeout time.Duration, method string, params, result any) error {
+	if err := c.checkCapability(method); err != nil {
+		return err
+	}
+	return c.call(ctx, timeout, method, params, result)
+}
+
+func (c *Client) checkCapability(method string) error {
+	group, _, ok := strings.Cut(method, ".")
+	if !ok {
+		return nil
+	}
+	var have bool
+	switch group {
+	case "converter":
+		have = c.caps.Converter
+	case "streamStore":
+		have = c.caps.StreamStore
+	case "runRegistry":
+		have = c.caps.RunRegistry
+	default:
+		return nil
+	}
+	if !have {
+		return &RPCError{Code: CodeMethodNotFound, Message: fmt.Sprintf("the bridge did not declare the %q capability in initialize, so %s is not available", group, method)}
+	}
+	return nil
+}
+
+func (c *Client) call(ctx context.Context, timeout time.Duration, method string, params, result any) error {
+	if timeout <= 0 {
+		timeout = c.opts.Timeout
+	}
+	// Bounded concurrency: wait for a slot, the bridge's death or ctx.
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.dead:
+		return c.deadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.sem }()
+
+	c.mu.Lock()
+	select {
+	case <-c.dead:
+		c.mu.Unlock()
+		return c.deadErr
+	default:
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan response, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		c.forget(id, false)
+		return fmt.Errorf("bridge request %s: cannot encode params: %w", method, err)
+	}
+	line = append(line, '\n')
+	c.wmu.Lock()
+	_ = c.stdin.SetWriteDeadline(time.Now().Add(timeout))
+	_, werr := c.stdin.Write(line)
+	c.wmu.Unlock()
+	if errors.Is(werr, os.ErrDeadlineExceeded) {
+		c.forget(id, false)
+		// Part of the line may be written: the stream is no longer
+		// framed, so the bridge cannot be used any more.
+		err := c.transportErr(FaultTimeout, fmt.Sprintf("the bridge did not read request %s (id %d) from its stdin within %s", method, id, timeout), nil)
+		c.fail(err)
+		c.kill()
+		return err
+	}
+	if werr != nil {
+		c.forget(id, false)
+		// A write fails when the bridge is gone; its death explains why
+		// better than EPIPE does.
+		select {
+		case <-c.dead:
+			return c.deadErr
+		case <-time.After(2 * time.Second):
+			return c.transportErr(FaultExited, "cannot write to the bridge's stdin", werr)
+		}
+	}
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case resp := <-ch:
+		return decodeResult(method, resp, result)
+	case <-c.dead:
+		select {
+		case resp := <-ch:
+			return decodeResult(method, resp, result)
+		default:
+		}
+		return c.deadErr
+	case <-timer.C:
+		c.forget(id, true)
+		return c.transportErr(FaultTimeout, fmt.Sprintf("the bridge did not answer %s (request id %d) within %s", method, id, timeout), nil)
+	case <-ctx.Done():
+		c.forget(id, true)
+		return ctx.Err()
+	}
+}
+
+func (c *Client) forget(id int64, abandon bool) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	if abandon {
+		c.abandoned[id] = struct{}{}
+	}
+	c.mu.Unlock()
+}
+
+func decodeResult(method string, resp response, result any) error {
+	if resp.err != nil {
+		return resp.err
+	}
+	switch r := result.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		*r = append((*r)[:0], resp.result...)
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(resp.result))
+	dec.UseNumber()
+	if err := dec.Decode(result); err != nil {
+		return fmt.Errorf("the bridge's answer to %s does not have the expected shape: %w", method, err)
+	}
+	return nil
+}
+
+// transportErr builds a TransportError with the current stderr tail.
+func (c *Client) transportErr(kind FaultKind, msg string, err error) *TransportError {
+	return &TransportError{Kind: kind, Message: msg, Err: err, Stderr: c.stderr.String()}
+}
+
+// fail marks the bridge unusable with err and wakes every waiting call.
+func (c *Client) fail(err error) {
+	c.deadOnce.Do(func() {
+		c.deadErr = err
+		close(c.dead)
+	})
+}
+
+func (c *Client) readStdout(r io.Reader) {
+	defer close(c.readerDone)
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(br, MaxLine)
+		if len(bytes.TrimSpace(line)) > 0 {
+			if ferr := c.handleLine(line); ferr != nil {
+				c.fail(ferr)
+				// Keep draining so the bridge never blocks on a full pipe
+				// while it is being shut down.
+				_, _ = io.Copy(io.Discard, br)
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				c.fail(c.transportErr(FaultProtocol, fmt.Sprintf("the bridge wrote a stdout line longer than %d MiB", MaxLine>>20), nil))
+				_, _ = io.Copy(io.Discard, br)
+				return
+			}
+			c.onStdoutClosed()
+			return
+		}
+	}
+}
+
+// onStdoutClosed explains why stdout ended: usually the process exited.
+func (c *Client) onStdoutClosed() {
+	select {
+	case <-c.exited:
+	case <-time.After(2 * time.Second):
+		c.fail(c.transportErr(FaultExited, "the bridge closed its stdout but kept running", nil))
+		return
+	}
+	c.waitStderr()
+	select {
+	case <-c.closing:
+		c.fail(&TransportError{Kind: FaultClosed, Message: "the bridge was shut down", Stderr: c.stderr.String()})
+	default:
+		c.fail(c.transportErr(FaultExited, "the bridge "+describeExit(c.exitState), nil))
+	}
+}
+
+func describeExit(ps *os.ProcessState) string {
+	if ps == nil {
+		return "exited"
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "was killed by signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exited with status %d", ps.ExitCode())
+}
+
+// waitStderr gives the stderr reader a moment to take the last lines a
+// crashing bridge wrote, so the error shows them.
+func (c *Client) waitStderr() {
+	select {
+	case <-c.stderrDone:
+	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+func (c *Client) handleLine(line []byte) error {
+	var msg struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+		Error   *struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	bad := func(why string) error {
+		return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge wrote a stdout line that is not a JSON-RPC response (%s): %s", why, shorten(string(line), 200)), nil)
+	}
+	if err := json.Unmarshal(line, &msg); err != nil {
+		return bad("not JSON; stdout is for protocol lines only, logs go to stderr")
+	}
+	if msg.JSONRPC != "2.0" {
+		return bad(`"jsonrpc" is not "2.0"`)
+	}
+	var id int64
+	if err := json.Unmarshal(msg.ID, &id); err != nil || len(msg.ID) == 0 {
+		if msg.Error != nil {
+			return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge reported an error for no request: %d %s", msg.Error.Code, msg.Error.Message), nil)
+		}
+		return bad("no numeric id")
+	}
+	if msg.Result == nil && msg.Error == nil {
+		return bad(`neither "result" nor "error"`)
+	}
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	_, late := c.abandoned[id]
+	delete(c.abandoned, id)
+	c.mu.Unlock()
+	if !ok {
+		if late {
+			return nil // the caller gave up on it already
+		}
+		return c.transportErr(FaultUnknown, fmt.Sprintf("the bridge answered request id %d, which nobody asked: %s", id, shorten(string(line), 200)), nil)
+	}
+	var resp response
+	if msg.Error != nil {
+		resp.err = &RPCError{Code: msg.Error.Code, Message: msg.Error.Message, Data: msg.Error.Data}
+	} else {
+		resp.result = msg.Result
+	}
+	ch <- resp
+	return nil
+}
+
+func (c *Client) readStderr(r io.Reader) {
+	defer close(c.stderrDone)
+	br := bufio.NewReaderSize(r, 16<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		c.stderr.Write(line, err == nil)
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+func (c *Client) wait() {
+	ps, _ := c.cmd.Process.Wait()
+	c.exitState = ps
+	close(c.exited)
+	// The bridge is gone: anything left in its group (a child it started)
+	// must not outlive it, and would keep the pipes open.
+	c.killGroup()
+}
+
+func (c *Client) killGroup() {
+	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// kill stops the whole process group at once.
+func (c *Client) kill() {
+	c.killOnce.Do(func() {
+		c.killGroup()
+		_ = c.stdin.Close()
+	})
+}
+
+// Close shuts the bridge down: a shutdown request, stdin closed, a few
+// seconds for the process to exit, then its process group is killed. It
+// waits until the process is reaped and is safe to call more than once.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		alive := true
+		select {
+		case <-c.dead:
+			alive = false
+		default:
+		}
+		if alive {
+			_ = c.call(context.Background(), 2*time.Second, "shutdown", nil, nil)
+		}
+		close(c.closing)
+		c.wmu.Lock()
+		_ = c.stdin.Close()
+		c.wmu.Unlock()
+		select {
+		case <-c.exited:
+		case <-time.After(exitGrace):
+		}
+		c.kill()
+		<-c.exited
+		select {
+		case <-c.readerDone:
+		case <-time.After(2 * time.Second):
+		}
+		c.fail(&TransportError{Kind: FaultClosed, Message: "the bridge client is closed"})
+	})
+	return nil
+}
+
+// shorten cuts s to at most n runes, marking the cut.
+func shorten(s string, n int) string {
+	s = strings.TrimRight(s, "\r\n")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + fmt.Sprintf("… (%d more characters)", len(r)-n)
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line (without its newline), refusing lines longer than
+// limit. At end of input it returns the last partial line and io.EOF.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > limit {
+			return nil, errLineTooLong
+		}
+		if err == nil {
+			if buf == nil {
+				return bytes.TrimRight(chunk, "\r\n"), nil
+			}
+			buf = append(buf, chunk...)
+			return bytes.TrimRight(buf, "\r\n"), nil
+		}
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
+	}
+}

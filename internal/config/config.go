@@ -1,0 +1,270 @@
+// Package config reads an adapter's bsadapter.json: its name, canonical
+// format, SDK, the command that starts its bridge and where its fixtures
+// live. The file is what "bsadapter new" generates; keys are checked
+// strictly so that a typo is an error rather than a silently ignored
+// setting.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// FileName is the name of the adapter config file.
+const FileName = "bsadapter.json"
+
+// Config is a loaded bsadapter.json.
+type Config struct {
+	Name   string
+	Format string
+	SDK    string
+	Bridge struct {
+		// Command is the bridge's argv, run in Dir.
+		Command []string
+	}
+	// Fixtures lists fixture files or folders, relative to Dir. The file
+	// may give one string or an array of strings.
+	Fixtures []string
+	// Dir is the folder that holds the file.
+	Dir string
+	// Path is the file itself.
+	Path string
+}
+
+// Known keys, for the error on an unknown one.
+var (
+	topKeys    = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures"}
+	bridgeKeys = []string{"command"}
+)
+
+// Find looks for bsadapter.json in start and then in each parent folder,
+// and loads the nearest one. It returns nil, nil when there is none.
+func Find(start string) (*Config, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		p := filepath.Join(dir, FileName)
+		st, err := os.Stat(p)
+		if err == nil && !st.IsDir() {
+			return Load(p)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("looking for %s: %w", FileName, err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, nil
+		}
+		dir = parent
+	}
+}
+
+// Load reads and checks one config file. An unknown key is an error naming
+// the key and the known ones; a wrong type names the key and the type
+// wanted.
+func Load(path string) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	}
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// Offset counts the offending byte too.
+			line, col := lineCol(data, max(se.Offset-1, 0))
+			return nil, fail("line %d, column %d: %s", line, col, se.Error())
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fail("the file must hold one JSON object")
+		}
+		if errors.Is(err, io.EOF) {
+			return nil, fail("the file is empty; it must hold a JSON object")
+		}
+		return nil, fail("%v", err)
+	}
+	if raw == nil {
+		return nil, fail("the file must hold a JSON object, not null")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fail("unexpected content after the JSON object")
+	}
+	top := make([]string, 0, len(raw))
+	for k := range raw {
+		top = append(top, k)
+	}
+	sort.Strings(top)
+	for _, k := range top {
+		if !contains(topKeys, k) {
+			return nil, fail("unknown key %q%s (known keys: %s)", k, suggest(k, topKeys), strings.Join(topKeys, ", "))
+		}
+	}
+	c := &Config{Dir: filepath.Dir(abs), Path: abs}
+	str := func(key string, dst *string) error {
+		v, ok := raw[key]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			return fail("%q must be a string, not %s", key, kind(v))
+		}
+		return nil
+	}
+	for key, dst := range map[string]*string{"name": &c.Name, "format": &c.Format, "sdk": &c.SDK} {
+		if err := str(key, dst); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := raw["bridge"]; ok {
+		var b map[string]json.RawMessage
+		if err := json.Unmarshal(v, &b); err != nil || b == nil {
+			return nil, fail(`"bridge" must be an object like {"command": ["npx", "tsx", "bsadapter.bridge.ts"]}, not %s`, kind(v))
+		}
+		keys := make([]string, 0, len(b))
+		for k := range b {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !contains(bridgeKeys, k) {
+				return nil, fail("unknown key %q in \"bridge\"%s (known keys: %s)", k, suggest(k, bridgeKeys), strings.Join(bridgeKeys, ", "))
+			}
+		}
+		if cv, ok := b["command"]; ok {
+			if err := json.Unmarshal(cv, &c.Bridge.Command); err != nil || len(c.Bridge.Command) == 0 {
+				return nil, fail(`"bridge.command" must be a non-empty array of strings (an argv, run without a shell), like ["npx", "tsx", "bsadapter.bridge.ts"]`)
+			}
+			for i, a := range c.Bridge.Command {
+				if i == 0 && a == "" {
+					return nil, fail(`"bridge.command[0]" is empty; it must name the program to run`)
+				}
+			}
+		}
+	}
+	if v, ok := raw["fixtures"]; ok {
+		var one string
+		if err := json.Unmarshal(v, &one); err == nil && !bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			c.Fixtures = []string{one}
+		} else if err := json.Unmarshal(v, &c.Fixtures); err != nil || c.Fixtures == nil {
+			return nil, fail(`"fixtures" must be a string or an array of strings (paths relative to the file), not %s`, kind(v))
+		}
+		for i, f := range c.Fixtures {
+			if f == "" {
+				return nil, fail(`"fixtures" entry %d is empty`, i)
+			}
+		}
+	}
+	return c, nil
+}
+
+// FixturePaths returns the fixture paths made absolute against Dir.
+func (c *Config) FixturePaths() []string {
+	out := make([]string, len(c.Fixtures))
+	for i, f := range c.Fixtures {
+		if filepath.IsAbs(f) {
+			out[i] = f
+		} else {
+			out[i] = filepath.Join(c.Dir, f)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// suggest names a known key that is close to an unknown one.
+func suggest(k string, known []string) string {
+	best, bestD := "", 3
+	for _, c := range known {
+		if d := distance(strings.ToLower(k), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func kind(v json.RawMessage) string {
+	t := bytes.TrimSpace(v)
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, b := range data[:off] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}

@@ -1,0 +1,118 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, FileName)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The file "bsadapter new" generates loads, with fixtures as a string.
+func TestLoadScaffoldShape(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, `{"name": "langchain", "format": "langchain-v1", "sdk": "@langchain/core",
+  "bridge": {"command": ["npx","tsx","bsadapter.bridge.ts"]}, "fixtures": "fixtures"}`)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "langchain" || c.Format != "langchain-v1" || c.SDK != "@langchain/core" {
+		t.Errorf("got %+v", c)
+	}
+	if !slices.Equal(c.Bridge.Command, []string{"npx", "tsx", "bsadapter.bridge.ts"}) {
+		t.Errorf("command %q", c.Bridge.Command)
+	}
+	if !slices.Equal(c.Fixtures, []string{"fixtures"}) {
+		t.Errorf("fixtures %q", c.Fixtures)
+	}
+	if c.Dir != dir || c.Path != p {
+		t.Errorf("dir %q path %q", c.Dir, c.Path)
+	}
+	if got := c.FixturePaths(); got[0] != filepath.Join(dir, "fixtures") {
+		t.Errorf("fixture paths %q", got)
+	}
+}
+
+func TestLoadFixturesArray(t *testing.T) {
+	c, err := Load(write(t, t.TempDir(), `{"fixtures": ["a", "b/c.jsonl"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Fixtures, []string{"a", "b/c.jsonl"}) {
+		t.Errorf("fixtures %q", c.Fixtures)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{`{"name": "x", "fixture": "f"}`, `unknown key "fixture" (did you mean "fixtures"?) (known keys: $schema, name, format, sdk, bridge, fixtures)`},
+		{`{"bridge": {"cmd": ["node"]}}`, `unknown key "cmd" in "bridge"`},
+		{`{"bridge": {"command": "node bridge.mjs"}}`, `"bridge.command" must be a non-empty array of strings`},
+		{`{"bridge": {"command": []}}`, `"bridge.command" must be a non-empty array`},
+		{`{"fixtures": 3}`, `"fixtures" must be a string or an array of strings`},
+		{`{"fixtures": null}`, `"fixtures" must be a string or an array of strings`},
+		{`{"name": 1}`, `"name" must be a string, not a number`},
+		{`{"name": "x",}`, `line 1, column 14`},
+		{``, `the file is empty`},
+		{`[1]`, `must hold one JSON object`},
+		{`{} {}`, `unexpected content after the JSON object`},
+	}
+	for _, tc := range cases {
+		p := write(t, t.TempDir(), tc.body)
+		_, err := Load(p)
+		if err == nil {
+			t.Errorf("%s: no error", tc.body)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s:\n got  %v\n want %q and the path", tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestFindNearestParent(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, `{"name": "outer"}`)
+	inner := filepath.Join(root, "a")
+	deep := filepath.Join(inner, "b", "c")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, inner, `{"name": "inner"}`)
+	c, err := Find(deep)
+	if err != nil || c == nil || c.Name != "inner" || c.Dir != inner {
+		t.Fatalf("Find(deep) = %+v, %v", c, err)
+	}
+	c, err = Find(root)
+	if err != nil || c == nil || c.Name != "outer" {
+		t.Fatalf("Find(root) = %+v, %v", c, err)
+	}
+}
+
+func TestFindNone(t *testing.T) {
+	// A temp folder normally has no bsadapter.json above it; if the
+	// machine has one in a parent, the test cannot prove "none".
+	dir := t.TempDir()
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, FileName)); err == nil {
+			t.Skipf("a %s exists above the temp folder at %s", FileName, d)
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	c, err := Find(dir)
+	if c != nil || err != nil {
+		t.Fatalf("Find = %+v, %v; want nil, nil", c, err)
+	}
+}
