@@ -692,9 +692,11 @@ func (c *Client) Close() error {
 		}
 		c.kill()
 		<-c.exited
-		select {
-		case <-c.readerDone:
-		case <-time.After(2 * time.Second):
+		for _, done := range []chan struct{}{c.readerDone, c.stderrDone} {
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+			}
 		}
 		c.fail(&TransportError{Kind: FaultClosed, Message: "the bridge client is closed"})
 	})

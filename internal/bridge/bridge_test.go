@@ -1,0 +1,498 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/testenv"
+)
+
+var (
+	buildOnce sync.Once
+	goBridge  string
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// goBridgeCmd builds the Go test bridge once per test binary and returns
+// its argv with the given flags.
+func goBridgeCmd(t *testing.T, flags ...string) []string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "bsadapter-gobridge-")
+		if buildErr != nil {
+			return
+		}
+		goBridge = filepath.Join(buildDir, "gobridge")
+		out, err := exec.Command("go", "build", "-o", goBridge, "./testdata/gobridge").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building the Go test bridge: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return append([]string{goBridge}, flags...)
+}
+
+func nodeBridgeCmd(t *testing.T, flags ...string) []string {
+	t.Helper()
+	node := testenv.Node(t)
+	script, err := filepath.Abs("testdata/nodebridge.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{node, script}, flags...)
+}
+
+type bridgeKind struct {
+	name string
+	cmd  func(t *testing.T, flags ...string) []string
+}
+
+var kinds = []bridgeKind{{"go", goBridgeCmd}, {"node", nodeBridgeCmd}}
+
+func start(t *testing.T, ctx context.Context, argv []string, mod ...func(*Options)) *Client {
+	t.Helper()
+	opts := Options{Command: argv, Timeout: 10 * time.Second, ClientVersion: "0.0.0-test"}
+	for _, m := range mod {
+		m(&opts)
+	}
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func chatlet(i int) map[string]any {
+	return map[string]any{
+		"uid":  fmt.Sprintf("m%d", i),
+		"from": []string{"human", "bot", "sys", "tool"}[i%4],
+		"blocks": []any{
+			map[string]any{"t": "txt", "body": fmt.Sprintf("hello %d °C — ✓", i)},
+			map[string]any{"t": "think", "body": "hmm"},
+			map[string]any{"t": "call", "ref": "c1", "fn": "weather", "args": map[string]any{"big": json.Number("123456789012345678901234567890.5"), "n": i}},
+			map[string]any{"t": "ret", "ref": "c1", "fn": "weather", "value": nil, "failed": i%2 == 0},
+			map[string]any{"t": "step", "edge": "finish"},
+		},
+		"meta": map[string]any{"seq": i},
+	}
+}
+
+// Both bridges convert and round-trip a corpus with many requests in
+// flight; answers come back out of order and still land on their callers.
+func TestRoundTripPipelined(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			c := start(t, context.Background(), k.cmd(t), func(o *Options) { o.Jobs = 4 })
+			if got := c.Adapter(); got.Name != "chatlet" || got.Format != "chatlet-v1" || got.SDK != "chatlet" || got.Version != "0.1.0" {
+				t.Errorf("Adapter() = %+v", got)
+			}
+			if got := c.Capabilities(); got != (Capabilities{Converter: true}) {
+				t.Errorf("Capabilities() = %+v", got)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 200)
+			for i := 0; i < 200; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					native := chatlet(i)
+					var first struct {
+						Message map[string]any `json:"message"`
+					}
+					if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": native}, &first); err != nil {
+						errs <- err
+						return
+					}
+					if first.Message["id"] != fmt.Sprintf("m%d", i) {
+						errs <- fmt.Errorf("message %d came back as %v: answers were mixed up", i, first.Message["id"])
+						return
+					}
+					var back struct {
+						Native json.RawMessage `json:"native"`
+					}
+					if err := c.Call(context.Background(), "converter.toSdk", map[string]any{"message": first.Message}, &back); err != nil {
+						errs <- err
+						return
+					}
+					var again json.RawMessage
+					if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": back.Native}, &again); err != nil {
+						errs <- err
+						return
+					}
+					var second struct {
+						Message map[string]any `json:"message"`
+					}
+					d := json.NewDecoder(strings.NewReader(string(again)))
+					d.UseNumber()
+					if err := d.Decode(&second); err != nil {
+						errs <- err
+						return
+					}
+					if !reflect.DeepEqual(first.Message["parts"], second.Message["parts"]) {
+						errs <- fmt.Errorf("message %d: parts changed in the round trip", i)
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// Numbers beyond float64 precision survive the Go bridge and the client
+// unchanged (the client decodes into json.Number).
+func TestExactNumbers(t *testing.T) {
+	c := start(t, context.Background(), goBridgeCmd(t))
+	var res struct {
+		Message struct {
+			Parts []map[string]any `json:"parts"`
+		} `json:"message"`
+	}
+	if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(1)}, &res); err != nil {
+		t.Fatal(err)
+	}
+	big := res.Message.Parts[2]["input"].(map[string]any)["big"]
+	if big != json.Number("123456789012345678901234567890.5") {
+		t.Errorf("big number came back as %#v", big)
+	}
+}
+
+// A converter failure is an RPCError with the bridge's message; the bridge
+// stays usable.
+func TestRPCError(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			c := start(t, context.Background(), k.cmd(t))
+			native := map[string]any{"uid": "x", "from": "bot", "blocks": []any{map[string]any{"t": "hologram"}}}
+			err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": native}, nil)
+			var re *RPCError
+			if !errors.As(err, &re) {
+				t.Fatalf("got %v, want an RPCError", err)
+			}
+			if re.Code != CodeAdapter || !strings.Contains(re.Message, `unknown chatlet block type "hologram"`) && !strings.Contains(re.Message, "unknown chatlet block type hologram") {
+				t.Errorf("RPCError = %d %q", re.Code, re.Message)
+			}
+			if !strings.Contains(string(re.Data), "invalid_input") {
+				t.Errorf("data = %s", re.Data)
+			}
+			if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(2)}, nil); err != nil {
+				t.Errorf("bridge unusable after an RPC error: %v", err)
+			}
+			if err := c.Call(context.Background(), "converter.nope", map[string]any{}, nil); !errors.As(err, &re) || re.Code != CodeMethodNotFound {
+				t.Errorf("unknown method: %v", err)
+			}
+		})
+	}
+}
+
+func TestRPCErrorHint(t *testing.T) {
+	e := &RPCError{Code: -32000, Message: "no such stream", Data: json.RawMessage(`{"hint":"STREAM_NOT_FOUND","kind":"not_found"}`)}
+	if e.Hint() != "STREAM_NOT_FOUND" || !strings.Contains(e.Error(), "STREAM_NOT_FOUND") {
+		t.Errorf("Hint %q Error %q", e.Hint(), e.Error())
+	}
+	if (&RPCError{Data: json.RawMessage(`[1]`)}).Hint() != "" {
+		t.Error("hint from a non-object")
+	}
+}
+
+// A method of a capability the bridge did not declare fails locally,
+// without a round trip.
+func TestUndeclaredCapability(t *testing.T) {
+	c := start(t, context.Background(), goBridgeCmd(t))
+	err := c.Call(context.Background(), "streamStore.open", map[string]any{"id": "s"}, nil)
+	var re *RPCError
+	if !errors.As(err, &re) || re.Code != CodeMethodNotFound || !strings.Contains(re.Message, `"streamStore" capability`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// A multi-megabyte line goes both ways intact.
+func TestLongLine(t *testing.T) {
+	c := start(t, context.Background(), goBridgeCmd(t))
+	body := strings.Repeat("0123456789abcdef", 1<<20) // 16 MiB
+	native := map[string]any{"uid": "big", "from": "bot", "blocks": []any{map[string]any{"t": "txt", "body": body}}}
+	var res struct {
+		Message struct {
+			Parts []struct{ Text string } `json:"parts"`
+		} `json:"message"`
+	}
+	if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": native}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Message.Parts) != 1 || res.Message.Parts[0].Text != body {
+		t.Fatal("the 16 MiB text did not come back intact")
+	}
+}
+
+func TestStartMissingCommand(t *testing.T) {
+	_, err := Start(context.Background(), Options{Command: []string{"bsadapter-no-such-bridge", "x"}})
+	var te *TransportError
+	if !errors.As(err, &te) || te.Kind != FaultStart {
+		t.Fatalf("got %v", err)
+	}
+	if !strings.Contains(err.Error(), "cannot start the bridge bsadapter-no-such-bridge x") || !strings.Contains(err.Error(), "executable file not found") {
+		t.Errorf("message: %v", err)
+	}
+	_, err = Start(context.Background(), Options{Command: []string{"./bridge.mjs"}, Dir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("relative command in Dir: %v", err)
+	}
+	if _, err := Start(context.Background(), Options{}); err == nil {
+		t.Error("empty command accepted")
+	}
+}
+
+func faultOf(err error) FaultKind {
+	var te *TransportError
+	if errors.As(err, &te) {
+		return te.Kind
+	}
+	return ""
+}
+
+// Each deliberately broken bridge gives its own clear error, with the last
+// lines of the bridge's stderr, and never a hang.
+func TestFaults(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			t.Run("exit-at-once", func(t *testing.T) {
+				_, err := Start(context.Background(), Options{Command: k.cmd(t, "--fault=exit-at-once")})
+				if faultOf(err) != FaultExited {
+					t.Fatalf("got %v", err)
+				}
+				msg := err.Error()
+				for _, want := range []string{"exited before answering initialize", "status 3", "annot find module"} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("error lacks %q:\n%s", want, msg)
+					}
+				}
+			})
+			t.Run("version", func(t *testing.T) {
+				_, err := Start(context.Background(), Options{Command: k.cmd(t, "--fault=version")})
+				if faultOf(err) != FaultVersion {
+					t.Fatalf("got %v", err)
+				}
+				if !strings.Contains(err.Error(), "protocol version 1") || !strings.Contains(err.Error(), "version 2") {
+					t.Errorf("error does not name both versions: %v", err)
+				}
+			})
+			t.Run("crash-after", func(t *testing.T) {
+				c := start(t, context.Background(), k.cmd(t, "--fault=crash-after", "--after=3"), func(o *Options) { o.Jobs = 1 })
+				var errs []error
+				for i := 0; i < 5; i++ {
+					errs = append(errs, c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(i)}, nil))
+				}
+				if errs[0] != nil || errs[1] != nil {
+					t.Fatalf("first calls failed: %v %v", errs[0], errs[1])
+				}
+				for _, err := range errs[2:] {
+					if faultOf(err) != FaultExited {
+						t.Fatalf("after the crash: %v", err)
+					}
+				}
+				msg := errs[2].Error()
+				if !strings.Contains(msg, "exited with status 2") || !strings.Contains(msg, "adapter.ts:12:3") {
+					t.Errorf("crash error lacks status or stderr:\n%s", msg)
+				}
+			})
+			t.Run("badline", func(t *testing.T) {
+				c := start(t, context.Background(), k.cmd(t, "--fault=badline"))
+				err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+				if faultOf(err) != FaultProtocol || !strings.Contains(err.Error(), "converting message... done") {
+					t.Fatalf("got %v", err)
+				}
+			})
+			t.Run("hang", func(t *testing.T) {
+				c := start(t, context.Background(), k.cmd(t, "--fault=hang"))
+				err := c.CallTimeout(context.Background(), 300*time.Millisecond, "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+				if faultOf(err) != FaultTimeout || !strings.Contains(err.Error(), "did not answer converter.fromSdk") || !strings.Contains(err.Error(), "300ms") {
+					t.Fatalf("got %v", err)
+				}
+				var te *TransportError
+				errors.As(err, &te)
+				if te.Fatal() {
+					t.Error("a timeout should not be fatal")
+				}
+			})
+			t.Run("unknown-id", func(t *testing.T) {
+				c := start(t, context.Background(), k.cmd(t, "--fault=unknown-id"))
+				err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+				if faultOf(err) != FaultUnknown || !strings.Contains(err.Error(), "id 4242") {
+					t.Fatalf("got %v", err)
+				}
+			})
+			t.Run("flood", func(t *testing.T) {
+				c := start(t, context.Background(), k.cmd(t, "--fault=flood"))
+				for i := 0; i < 20; i++ {
+					if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(i)}, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				c.Close()
+				tail := c.StderrTail()
+				lines := strings.Split(strings.TrimRight(tail, "\n"), "\n")
+				if len(lines) != DefaultStderrLines+1 || !strings.Contains(lines[0], "earlier lines not shown") {
+					t.Errorf("tail has %d lines, first %q", len(lines), lines[0])
+				}
+				if !strings.Contains(lines[len(lines)-1], "debug line 1999") {
+					t.Errorf("last line %q", lines[len(lines)-1])
+				}
+			})
+		})
+	}
+}
+
+// A bridge that stops reading its stdin cannot block a call past its
+// timeout, even when the request does not fit in the pipe.
+func TestNoReadTimeout(t *testing.T) {
+	c := start(t, context.Background(), goBridgeCmd(t, "--fault=noread"))
+	native := map[string]any{"uid": "big", "from": "bot", "blocks": []any{map[string]any{"t": "txt", "body": strings.Repeat("x", 4<<20)}}}
+	err := c.CallTimeout(context.Background(), 300*time.Millisecond, "converter.fromSdk", map[string]any{"native": native}, nil)
+	if faultOf(err) != FaultTimeout || !strings.Contains(err.Error(), "did not read request") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses; a zombie is dead.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func readPids(t *testing.T, file string) (int, int) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		b, err := os.ReadFile(file)
+		if err == nil && len(strings.Fields(string(b))) == 2 {
+			f := strings.Fields(string(b))
+			a, _ := strconv.Atoi(f[0])
+			c, _ := strconv.Atoi(f[1])
+			return a, c
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the bridge never wrote its pid file")
+	return 0, 0
+}
+
+func waitGone(t *testing.T, pids ...int) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		any := false
+		for _, p := range pids {
+			if alive(p) {
+				any = true
+			}
+		}
+		if !any {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, p := range pids {
+		if alive(p) {
+			syscall.Kill(p, syscall.SIGKILL)
+			t.Errorf("process %d outlived the bridge client", p)
+		}
+	}
+}
+
+// Cancelling the context (Ctrl-C in the CLI) kills the bridge and the
+// process it started; so does Close.
+func TestInterruptKillsProcessGroup(t *testing.T) {
+	for _, k := range kinds {
+		for _, how := range []string{"cancel", "close"} {
+			t.Run(k.name+"/"+how, func(t *testing.T) {
+				pidFile := filepath.Join(t.TempDir(), "pids")
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				c := start(t, ctx, k.cmd(t, "--fault=grandchild", "--pidfile="+pidFile))
+				bridgePid, childPid := readPids(t, pidFile)
+				if !alive(bridgePid) || !alive(childPid) {
+					t.Fatal("bridge or grandchild not running")
+				}
+				if how == "cancel" {
+					cancel()
+				} else {
+					c.Close()
+				}
+				waitGone(t, bridgePid, childPid)
+				if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil); faultOf(err) != FaultClosed {
+					t.Errorf("call after stop: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// Close is idempotent and shuts a healthy bridge down in order.
+func TestCloseTwice(t *testing.T) {
+	c := start(t, context.Background(), goBridgeCmd(t))
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c.cmd.ProcessState == nil && c.exitState == nil {
+		t.Fatal("process not reaped")
+	}
+	if c.exitState.ExitCode() != 0 {
+		t.Errorf("bridge exit code %d after an orderly shutdown", c.exitState.ExitCode())
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"npx tsx bsadapter.bridge.ts", []string{"npx", "tsx", "bsadapter.bridge.ts"}},
+		{`  node  'my bridge.mjs'   --x="a b"  `, []string{"node", "my bridge.mjs", "--x=a b"}},
+		{`node "say \"hi\"" a\ b ''`, []string{"node", `say "hi"`, "a b", ""}},
+		{`'$HOME' "\$HOME"`, []string{"$HOME", "$HOME"}},
+	}
+	for _, tc := range cases {
+		got, err := SplitCommand(tc.in)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "   ", `node 'x`, `node "x`, `node x\`} {
+		if _, err := SplitCommand(bad); err == nil {
+			t.Errorf("SplitCommand(%q) accepted", bad)
+		}
+	}
+}
