@@ -3,8 +3,8 @@
 # check it against the release's checksums.txt, and put the binary in a
 # folder on your PATH.
 #
-#   curl -fsSL https://raw.githubusercontent.com/bsadapter/bsadapter/main/install.sh | sh
-#   curl -fsSL https://raw.githubusercontent.com/bsadapter/bsadapter/main/install.sh | sh -s -- --version v0.2.0 --bin-dir ~/bin
+#   curl -fsSL https://github.com/bsadapter/bsadapter/releases/latest/download/install.sh | sh
+#   curl -fsSL https://github.com/bsadapter/bsadapter/releases/latest/download/install.sh | sh -s -- --version v0.2.0 --bin-dir ~/bin
 #
 # Options (or the environment variables in brackets):
 #   --version TAG   release to install, e.g. v0.2.0  [BSADAPTER_VERSION]
