@@ -1,0 +1,934 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// StreamIdentity is implemented by stream stores that report the TS
+// interface's apiVersion and name.
+type StreamIdentity interface {
+	APIVersion() int
+	StoreName() string
+}
+
+// liveRead starts a live read in the background; wait returns its result.
+func liveRead(ctx context.Context, st StreamStore, id string, from int) (wait func() ([]string, error)) {
+	type out struct {
+		chunks []string
+		err    error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		c, err := st.ReadAll(ctx, id, from)
+		ch <- out{c, err}
+	}()
+	return func() ([]string, error) {
+		select {
+		case o := <-ch:
+			return o.chunks, o.err
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the live read did not end: %w", ctx.Err())
+		}
+	}
+}
+
+// openStream opens a fresh stream and fails the case if it already existed.
+func openStream(ctx context.Context, s *Subject, opts OpenOptions) (string, error) {
+	id := s.ID("stream")
+	created, err := s.Streams.Open(ctx, id, opts)
+	if err != nil {
+		return "", op("open", err)
+	}
+	if !created {
+		return "", &Mismatch{What: "open of a fresh id", Expected: "true", Actual: "false"}
+	}
+	return id, nil
+}
+
+// appendOK appends and fails on an error.
+func appendOK(ctx context.Context, st StreamStore, id string, from int, chunks ...string) (AppendResult, error) {
+	r, err := st.Append(ctx, id, from, chunks)
+	return r, op(fmt.Sprintf("append at %d", from), err)
+}
+
+// readClosed closes the stream and reads it all from from.
+func readClosed(ctx context.Context, st StreamStore, id string, from int) ([]string, error) {
+	if _, err := st.Close(ctx, id); err != nil {
+		return nil, op("close", err)
+	}
+	got, err := st.ReadAll(ctx, id, from)
+	return got, op("read after close", err)
+}
+
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
+}
+
+func needPager(s *Subject) (StreamPager, error) {
+	p, ok := s.Streams.(StreamPager)
+	if !ok {
+		return nil, Skip("the store has no bounded read (stream_read with max)")
+	}
+	return p, nil
+}
+
+func needCallers(s *Subject) (StreamCallers, error) {
+	c, ok := s.Streams.(StreamCallers)
+	if !ok {
+		return nil, Skip("the store does not take the caller's identity, so owner visibility cannot be checked")
+	}
+	return c, nil
+}
+
+func needStreamAger(s *Subject) (StreamAger, error) {
+	a, ok := s.Streams.(StreamAger)
+	if !ok {
+		return nil, Skip("the store's clock cannot be moved, so TTL and purge windows cannot be checked without waiting")
+	}
+	return a, nil
+}
+
+// UUID returns a fresh random UUID (an owner, a tenant, a user).
+func (s *Subject) UUID() string { return newUUID() }
+
+func streamCases() []Case {
+	cs := []Case{
+		{ID: "streams/api-version-and-name", Rule: "the store reports apiVersion 1 and a non-empty name", Run: func(ctx context.Context, s *Subject) error {
+			idn, ok := s.Streams.(StreamIdentity)
+			if !ok {
+				return Skip("the store does not report apiVersion and name")
+			}
+			var c checks
+			c.eq("apiVersion", idn.APIVersion(), 1)
+			c.that(idn.StoreName() != "", "name", "a non-empty name", idn.StoreName())
+			return c.err()
+		}},
+		{ID: "streams/open-true-then-false", Rule: "open returns true for a new id and false for an existing one", Run: func(ctx context.Context, s *Subject) error {
+			id := s.ID("stream")
+			var c checks
+			first, err := s.Streams.Open(ctx, id, OpenOptions{})
+			if err != nil {
+				return op("first open", err)
+			}
+			second, err := s.Streams.Open(ctx, id, OpenOptions{})
+			if err != nil {
+				return op("second open", err)
+			}
+			c.eq("first open", first, true)
+			c.eq("second open", second, false)
+			return c.err()
+		}},
+		{ID: "streams/open-existing-unchanged", Rule: "opening an existing stream again changes nothing about it", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{Kind: "first"})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a", "b"); err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			again, err := s.Streams.Open(ctx, id, OpenOptions{Kind: "second"})
+			if err != nil {
+				return op("second open", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			var c checks
+			c.eq("second open", again, false)
+			c.eq("status after the second open", st, &StreamStatus{Next: 2, Closed: true})
+			return c.err()
+		}},
+		{ID: "streams/append-retry-is-noop", Rule: "a retried batch stores nothing twice: [a,b] then [a,b,c] at 0 gives next 2, then 3, and reads abc", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			r1, err := appendOK(ctx, s.Streams, id, 0, "a", "b")
+			if err != nil {
+				return err
+			}
+			r2, err := appendOK(ctx, s.Streams, id, 0, "a", "b", "c")
+			if err != nil {
+				return err
+			}
+			got, err := readClosed(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			var c checks
+			c.eq("next after [a,b] at 0", r1.Next, 2)
+			c.eq("next after the retry [a,b,c] at 0", r2.Next, 3)
+			c.eq("chunks read after close", got, []string{"a", "b", "c"})
+			return c.err()
+		}},
+		{ID: "streams/append-retry-first-write-wins", Rule: "a retry with different content keeps the first write of every stored index", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a", "b"); err != nil {
+				return err
+			}
+			r, err := appendOK(ctx, s.Streams, id, 0, "X", "Y", "c")
+			if err != nil {
+				return err
+			}
+			got, err := readClosed(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			var c checks
+			c.eq("next after the retry", r.Next, 3)
+			c.eq("chunks read after close", got, []string{"a", "b", "c"})
+			return c.err()
+		}},
+		{ID: "streams/append-gap-refused", Rule: "an append past next fails with STREAM_GAP and stores nothing", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a", "b", "c"); err != nil {
+				return err
+			}
+			_, gapErr := s.Streams.Append(ctx, id, 5, []string{"f"})
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			var c checks
+			if e := wantHint("append at 5 when next is 3", gapErr, HintStreamGap); e != nil {
+				c.list = append(c.list, e)
+			}
+			c.eq("status after the refused append", st, &StreamStatus{Next: 3})
+			return c.err()
+		}},
+		{ID: "streams/append-negative-index-refused", Rule: "an append at a negative index fails with STREAM_GAP and stores nothing", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a"); err != nil {
+				return err
+			}
+			_, negErr := s.Streams.Append(ctx, id, -1, []string{"z", "y"})
+			got, err := readClosed(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			var c checks
+			if e := wantHint("append at -1", negErr, HintStreamGap); e != nil {
+				c.list = append(c.list, e)
+			}
+			c.eq("chunks read after close", got, []string{"a"})
+			return c.err()
+		}},
+		{ID: "streams/append-empty-batch", Rule: "an empty batch at or below next succeeds and changes nothing", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			var c checks
+			r0, err := appendOK(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			c.eq("next after [] at 0 on an empty stream", r0.Next, 0)
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a", "b"); err != nil {
+				return err
+			}
+			r1, err := appendOK(ctx, s.Streams, id, 2)
+			if err != nil {
+				return err
+			}
+			r2, err := appendOK(ctx, s.Streams, id, 1)
+			if err != nil {
+				return err
+			}
+			c.eq("next after [] at 2", r1.Next, 2)
+			c.eq("next after [] at 1", r2.Next, 2)
+			got, err := readClosed(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			c.eq("chunks read after close", got, []string{"a", "b"})
+			return c.err()
+		}},
+		{ID: "streams/concurrent-writers-same-index", Rule: "writers racing at the same index all succeed; each index holds one writer's chunk, with no duplicate and no gap", Timeout: 20 * time.Second, Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			const writers = 8
+			results := make([]AppendResult, writers)
+			errs := make([]error, writers)
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Go(func() {
+					results[w], errs[w] = s.Streams.Append(ctx, id, 0, []string{fmt.Sprintf("w%d-0", w), fmt.Sprintf("w%d-1", w)})
+				})
+			}
+			wg.Wait()
+			var c checks
+			for w := range writers {
+				if errs[w] != nil {
+					c.list = append(c.list, op(fmt.Sprintf("writer %d's append at 0", w), errs[w]))
+					continue
+				}
+				c.eq(fmt.Sprintf("next reported to writer %d", w), results[w].Next, 2)
+			}
+			got, err := readClosed(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			if c.eq("number of chunks stored", len(got), 2) {
+				for i, chunk := range got {
+					var w int
+					_, perr := fmt.Sscanf(chunk, "w%d-", &w)
+					c.that(perr == nil && chunk == fmt.Sprintf("w%d-%d", w, i), fmt.Sprintf("chunk %d", i), fmt.Sprintf("one writer's chunk for index %d", i), chunk)
+				}
+			}
+			return c.err()
+		}},
+		{ID: "streams/read-from-index", Rule: "a read from index 2 of chunks 0..3 yields 2 and 3", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "0", "1", "2", "3"); err != nil {
+				return err
+			}
+			got, err := readClosed(ctx, s.Streams, id, 2)
+			if err != nil {
+				return err
+			}
+			return eq("chunks read from 2", got, []string{"2", "3"})
+		}},
+		{ID: "streams/close-true-then-false", Rule: "close returns true when it closes the stream and false when it is already closed", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			first, err := s.Streams.Close(ctx, id)
+			if err != nil {
+				return op("first close", err)
+			}
+			second, err := s.Streams.Close(ctx, id)
+			if err != nil {
+				return op("second close", err)
+			}
+			var c checks
+			c.eq("first close", first, true)
+			c.eq("second close", second, false)
+			return c.err()
+		}},
+		{ID: "streams/status-after-close", Rule: "status after four chunks and a close is {next:4, closed:true, cancelled:false}", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "0", "1", "2", "3"); err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			return eq("status", st, &StreamStatus{Next: 4, Closed: true})
+		}},
+		{ID: "streams/live-read-sees-later-appends", Rule: "a read started before two appends and a close yields both chunks and ends", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			wait := liveRead(ctx, s.Streams, id, 0)
+			if _, err := appendOK(ctx, s.Streams, id, 0, "x"); err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 1, "y"); err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			got, err := wait()
+			if err != nil {
+				return op("live read", err)
+			}
+			return eq("chunks of the live read", got, []string{"x", "y"})
+		}},
+		{ID: "streams/live-read-resumed", Rule: "a live read resumed from an index yields the stored chunks from there, then the later ones, and ends at close", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "0", "1", "2", "3", "4"); err != nil {
+				return err
+			}
+			wait := liveRead(ctx, s.Streams, id, 3)
+			if _, err := appendOK(ctx, s.Streams, id, 5, "5", "6"); err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			got, err := wait()
+			if err != nil {
+				return op("live read from 3", err)
+			}
+			return eq("chunks of the live read from 3", got, []string{"3", "4", "5", "6"})
+		}},
+		{ID: "streams/cancel-flag", Rule: "isCancelled is false, cancel returns true, isCancelled is true, and a later append succeeds reporting cancelled", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			var c checks
+			before, err := s.Streams.IsCancelled(ctx, id)
+			if err != nil {
+				return op("isCancelled", err)
+			}
+			c.eq("isCancelled before cancel", before, false)
+			ok, err := s.Streams.Cancel(ctx, id)
+			if err != nil {
+				return op("cancel", err)
+			}
+			c.eq("cancel", ok, true)
+			after, err := s.Streams.IsCancelled(ctx, id)
+			if err != nil {
+				return op("isCancelled", err)
+			}
+			c.eq("isCancelled after cancel", after, true)
+			r, err := appendOK(ctx, s.Streams, id, 0, "late")
+			if err != nil {
+				return err
+			}
+			c.eq("append after cancel", r, AppendResult{Next: 1, Cancelled: true})
+			return c.err()
+		}},
+		{ID: "streams/cancel-twice", Rule: "a second cancel returns false and the stream stays cancelled", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			first, err := s.Streams.Cancel(ctx, id)
+			if err != nil {
+				return op("first cancel", err)
+			}
+			second, err := s.Streams.Cancel(ctx, id)
+			if err != nil {
+				return op("second cancel", err)
+			}
+			still, err := s.Streams.IsCancelled(ctx, id)
+			if err != nil {
+				return op("isCancelled", err)
+			}
+			var c checks
+			c.eq("first cancel", first, true)
+			c.eq("second cancel", second, false)
+			c.eq("isCancelled", still, true)
+			return c.err()
+		}},
+		{ID: "streams/cancel-after-close", Rule: "cancel after close returns false and does not flag the stream", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			ok, err := s.Streams.Cancel(ctx, id)
+			if err != nil {
+				return op("cancel", err)
+			}
+			flag, err := s.Streams.IsCancelled(ctx, id)
+			if err != nil {
+				return op("isCancelled", err)
+			}
+			var c checks
+			c.eq("cancel after close", ok, false)
+			c.eq("isCancelled", flag, false)
+			return c.err()
+		}},
+		{ID: "streams/append-after-close-refused", Rule: "an append to a closed stream fails with STREAM_CLOSED and stores nothing", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a"); err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			_, closedErr := s.Streams.Append(ctx, id, 1, []string{"b"})
+			got, err := s.Streams.ReadAll(ctx, id, 0)
+			if err != nil {
+				return op("read", err)
+			}
+			var c checks
+			if e := wantHint("append after close", closedErr, HintStreamClosed); e != nil {
+				c.list = append(c.list, e)
+			}
+			c.eq("chunks read", got, []string{"a"})
+			return c.err()
+		}},
+		{ID: "streams/missing-stream", Rule: "a missing stream has no status, reads empty at once and refuses appends with STREAM_NOT_FOUND", Run: func(ctx context.Context, s *Subject) error {
+			id := s.ID("missing")
+			var c checks
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			c.eq("status", st, (*StreamStatus)(nil))
+			got, err := s.Streams.ReadAll(ctx, id, 0)
+			if err != nil {
+				return op("read", err)
+			}
+			c.eq("chunks read", len(got), 0)
+			_, appendErr := s.Streams.Append(ctx, id, 0, []string{"a"})
+			if e := wantHint("append", appendErr, HintStreamNotFound); e != nil {
+				c.list = append(c.list, e)
+			}
+			again, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			c.eq("status after the refused append", again, (*StreamStatus)(nil))
+			return c.err()
+		}},
+		{ID: "streams/unknown-id-close", Rule: "close of an unknown id returns false and creates nothing", Run: func(ctx context.Context, s *Subject) error {
+			id := s.ID("missing")
+			ok, err := s.Streams.Close(ctx, id)
+			if err != nil {
+				return op("close", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			var c checks
+			c.eq("close", ok, false)
+			c.eq("status", st, (*StreamStatus)(nil))
+			return c.err()
+		}},
+		{ID: "streams/unknown-id-cancel", Rule: "cancel of an unknown id returns false and creates nothing", Run: func(ctx context.Context, s *Subject) error {
+			id := s.ID("missing")
+			ok, err := s.Streams.Cancel(ctx, id)
+			if err != nil {
+				return op("cancel", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			var c checks
+			c.eq("cancel", ok, false)
+			c.eq("status", st, (*StreamStatus)(nil))
+			return c.err()
+		}},
+		{ID: "streams/unknown-id-is-cancelled", Rule: "isCancelled of an unknown id is false", Run: func(ctx context.Context, s *Subject) error {
+			got, err := s.Streams.IsCancelled(ctx, s.ID("missing"))
+			if err != nil {
+				return op("isCancelled", err)
+			}
+			return eq("isCancelled", got, false)
+		}},
+		{ID: "streams/purge-returns-count", Rule: "purge returns an integer >= 0", Isolated: true, Run: func(ctx context.Context, s *Subject) error {
+			n, err := s.Streams.Purge(ctx, 0)
+			if err != nil {
+				return op("purge", err)
+			}
+			var c checks
+			c.that(n >= 0, "purge count", "an integer >= 0", n)
+			return c.err()
+		}},
+		{ID: "streams/large-chunks", Rule: "1 MiB chunks are stored and read back byte for byte", Timeout: 30 * time.Second, Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			big := []string{strings.Repeat("abcdefghijklmnop", 1<<16), strings.Repeat("é—🙂", 1<<18/3)}
+			r, err := appendOK(ctx, s.Streams, id, 0, big...)
+			if err != nil {
+				return err
+			}
+			got, err := readClosed(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			var c checks
+			c.eq("next", r.Next, 2)
+			if c.eq("number of chunks", len(got), 2) {
+				for i := range big {
+					c.that(got[i] == big[i], fmt.Sprintf("chunk %d", i), fmt.Sprintf("the %d bytes written", len(big[i])), fmt.Sprintf("%d different bytes", len(got[i])))
+				}
+			}
+			return c.err()
+		}},
+		{ID: "streams/non-ascii-chunks", Rule: "chunks with non-ASCII text, newlines and escapes round-trip unchanged", Run: func(ctx context.Context, s *Subject) error {
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			chunks := []string{"héllo wörld", "日本語のテキスト", "🙂👍🏽 family: 👨‍👩‍👧", "line\nbreak\r\nand\ttab", "\u2028\u2029 separators", `quotes " and \ backslash`, "ﺎﻠﻋﺮﺒﻳﺓ", "e\u0301 combining", ""}
+			if _, err := appendOK(ctx, s.Streams, id, 0, chunks...); err != nil {
+				return err
+			}
+			got, err := readClosed(ctx, s.Streams, id, 0)
+			if err != nil {
+				return err
+			}
+			return eq("chunks read", got, chunks)
+		}},
+		{ID: "streams/read-page-past-max", Rule: "a bounded read returns at most max chunks (clamped to 10000) and a next to resume from", Timeout: 30 * time.Second, Run: func(ctx context.Context, s *Subject) error {
+			p, err := needPager(s)
+			if err != nil {
+				return err
+			}
+			id, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			all := numbered("c", 10005)
+			if _, err := appendOK(ctx, s.Streams, id, 0, all...); err != nil {
+				return err
+			}
+			var c checks
+			pg, err := p.ReadPage(ctx, id, 0, 10)
+			if err != nil {
+				return op("read from 0, max 10", err)
+			}
+			c.eq("read from 0, max 10", pg, Page{Found: true, Chunks: all[:10], Next: 10})
+			pg, err = p.ReadPage(ctx, id, 10000, 10)
+			if err != nil {
+				return op("read from 10000, max 10", err)
+			}
+			c.eq("read from 10000, max 10", pg, Page{Found: true, Chunks: all[10000:], Next: 10005})
+			pg, err = p.ReadPage(ctx, id, 0, 20000)
+			if err != nil {
+				return op("read from 0, max 20000", err)
+			}
+			c.eq("chunks of a read with max 20000", len(pg.Chunks), 10000)
+			c.eq("next of a read with max 20000", pg.Next, 10000)
+			pg, err = p.ReadPage(ctx, id, 3, 0)
+			if err != nil {
+				return op("read from 3, max 0", err)
+			}
+			c.eq("read from 3, max 0", pg, Page{Found: true, Chunks: []string{}, Next: 3})
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			pg, err = p.ReadPage(ctx, id, 10000, 10)
+			if err != nil {
+				return op("read after close", err)
+			}
+			c.eq("read from 10000, max 10, after close", pg, Page{Found: true, Chunks: all[10000:], Next: 10005, Done: true})
+			return c.err()
+		}},
+		{ID: "streams/read-page-missing", Rule: "a bounded read of a missing stream is {found:false, chunks:[], next:max(from,0), done:true}", Run: func(ctx context.Context, s *Subject) error {
+			p, err := needPager(s)
+			if err != nil {
+				return err
+			}
+			id := s.ID("missing")
+			var c checks
+			pg, err := p.ReadPage(ctx, id, 7, 10)
+			if err != nil {
+				return op("read from 7", err)
+			}
+			c.eq("read from 7", pg, Page{Chunks: []string{}, Next: 7, Done: true})
+			pg, err = p.ReadPage(ctx, id, -3, 10)
+			if err != nil {
+				return op("read from -3", err)
+			}
+			c.eq("read from -3", pg, Page{Chunks: []string{}, Next: 0, Done: true})
+			return c.err()
+		}},
+	}
+	cs = append(cs, ttlCases()...)
+	cs = append(cs, ownerCases()...)
+	for i := range cs {
+		cs[i].Suite = SuiteStreams
+	}
+	return cs
+}
+
+func ttlCases() []Case {
+	const day = 24 * time.Hour
+	return []Case{
+		{ID: "streams/ttl-expired-purged", Isolated: true, Rule: "purge deletes a stream once its TTL has passed, even if it was never closed", Run: func(ctx context.Context, s *Subject) error {
+			a, err := needStreamAger(s)
+			if err != nil {
+				return err
+			}
+			id, err := openStream(ctx, s, OpenOptions{TTL: time.Hour})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a"); err != nil {
+				return err
+			}
+			if err := a.AgeStream(ctx, id, 2*time.Hour); err != nil {
+				return op("move time", err)
+			}
+			n, err := s.Streams.Purge(ctx, 30*day)
+			if err != nil {
+				return op("purge", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			var c checks
+			c.that(n >= 1, "purge count", "at least 1", n)
+			c.eq("status after purge", st, (*StreamStatus)(nil))
+			return c.err()
+		}},
+		{ID: "streams/ttl-unexpired-kept", Isolated: true, Rule: "purge keeps an open stream whose TTL has not passed, however old it is", Run: func(ctx context.Context, s *Subject) error {
+			a, err := needStreamAger(s)
+			if err != nil {
+				return err
+			}
+			id, err := openStream(ctx, s, OpenOptions{TTL: 30 * day})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a"); err != nil {
+				return err
+			}
+			if err := a.AgeStream(ctx, id, 29*day); err != nil {
+				return op("move time", err)
+			}
+			if _, err := s.Streams.Purge(ctx, time.Hour); err != nil {
+				return op("purge", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			return eq("status after purge", st, &StreamStatus{Next: 1})
+		}},
+		{ID: "streams/purge-closed-window", Isolated: true, Rule: "purge deletes a closed stream only once it has been closed longer than olderThan", Run: func(ctx context.Context, s *Subject) error {
+			a, err := needStreamAger(s)
+			if err != nil {
+				return err
+			}
+			id, err := openStream(ctx, s, OpenOptions{TTL: 30 * day})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a"); err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return op("close", err)
+			}
+			if err := a.AgeStream(ctx, id, 30*time.Minute); err != nil {
+				return op("move time", err)
+			}
+			var c checks
+			if _, err := s.Streams.Purge(ctx, time.Hour); err != nil {
+				return op("purge", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			c.eq("status after a purge 30 minutes after close (window 1 hour)", st, &StreamStatus{Next: 1, Closed: true})
+			if err := a.AgeStream(ctx, id, time.Hour); err != nil {
+				return op("move time", err)
+			}
+			n, err := s.Streams.Purge(ctx, time.Hour)
+			if err != nil {
+				return op("purge", err)
+			}
+			st, err = s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			c.that(n >= 1, "purge count 90 minutes after close", "at least 1", n)
+			c.eq("status after a purge 90 minutes after close", st, (*StreamStatus)(nil))
+			return c.err()
+		}},
+		{ID: "streams/open-expired-unchanged", Isolated: true, Rule: "opening an expired stream's id again returns false and does not revive or reset it", Run: func(ctx context.Context, s *Subject) error {
+			a, err := needStreamAger(s)
+			if err != nil {
+				return err
+			}
+			id, err := openStream(ctx, s, OpenOptions{TTL: time.Hour})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, id, 0, "a", "b"); err != nil {
+				return err
+			}
+			if err := a.AgeStream(ctx, id, 2*time.Hour); err != nil {
+				return op("move time", err)
+			}
+			again, err := s.Streams.Open(ctx, id, OpenOptions{TTL: 30 * day})
+			if err != nil {
+				return op("second open", err)
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			n, err := s.Streams.Purge(ctx, 30*day)
+			if err != nil {
+				return op("purge", err)
+			}
+			gone, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			var c checks
+			c.eq("open of the expired id", again, false)
+			c.eq("status before purge", st, &StreamStatus{Next: 2})
+			c.that(n >= 1, "purge count", "at least 1 (the TTL was not renewed)", n)
+			c.eq("status after purge", gone, (*StreamStatus)(nil))
+			return c.err()
+		}},
+	}
+}
+
+func ownerCases() []Case {
+	// setup opens a stream owned by a fresh user with two chunks.
+	setup := func(ctx context.Context, s *Subject) (StreamCallers, string, string, error) {
+		cl, err := needCallers(s)
+		if err != nil {
+			return nil, "", "", err
+		}
+		owner := s.UUID()
+		id, err := openStream(ctx, s, OpenOptions{Owner: owner})
+		if err != nil {
+			return nil, "", "", err
+		}
+		if _, err := appendOK(ctx, s.Streams, id, 0, "secret-0", "secret-1"); err != nil {
+			return nil, "", "", err
+		}
+		return cl, owner, id, nil
+	}
+	invisible := func(ctx context.Context, v StreamView, id, who string) error {
+		var c checks
+		pg, err := v.ReadPage(ctx, id, 0, 100)
+		if err != nil {
+			return op("read as "+who, err)
+		}
+		c.eq("read as "+who, pg, Page{Chunks: []string{}, Next: 0, Done: true})
+		st, err := v.Status(ctx, id)
+		if err != nil {
+			return op("status as "+who, err)
+		}
+		c.eq("status as "+who, st, (*StreamStatus)(nil))
+		return c.err()
+	}
+	return []Case{
+		{ID: "streams/owner-sees-own", Rule: "the owner reads its own stream's chunks and status", Run: func(ctx context.Context, s *Subject) error {
+			cl, owner, id, err := setup(ctx, s)
+			if err != nil {
+				return err
+			}
+			v := cl.As(User(owner))
+			var c checks
+			pg, err := v.ReadPage(ctx, id, 0, 100)
+			if err != nil {
+				return op("read as the owner", err)
+			}
+			c.eq("read as the owner", pg, Page{Found: true, Chunks: []string{"secret-0", "secret-1"}, Next: 2})
+			st, err := v.Status(ctx, id)
+			if err != nil {
+				return op("status as the owner", err)
+			}
+			c.eq("status as the owner", st, &StreamStatus{Next: 2})
+			return c.err()
+		}},
+		{ID: "streams/stranger-sees-nothing", Rule: "another authenticated user neither reads nor sees the status of a stream it does not own", Run: func(ctx context.Context, s *Subject) error {
+			cl, _, id, err := setup(ctx, s)
+			if err != nil {
+				return err
+			}
+			return invisible(ctx, cl.As(User(s.UUID())), id, "another user")
+		}},
+		{ID: "streams/anon-sees-nothing", Rule: "anon neither reads nor sees the status of any stream", Run: func(ctx context.Context, s *Subject) error {
+			cl, _, id, err := setup(ctx, s)
+			if err != nil {
+				return err
+			}
+			return invisible(ctx, cl.As(Anon), id, "anon")
+		}},
+		{ID: "streams/owner-may-cancel", Rule: "the owner may cancel its stream, and the writer sees the flag", Run: func(ctx context.Context, s *Subject) error {
+			cl, owner, id, err := setup(ctx, s)
+			if err != nil {
+				return err
+			}
+			ok, err := cl.As(User(owner)).Cancel(ctx, id)
+			if err != nil {
+				return op("cancel as the owner", err)
+			}
+			r, err := appendOK(ctx, s.Streams, id, 2, "after")
+			if err != nil {
+				return err
+			}
+			var c checks
+			c.eq("cancel as the owner", ok, true)
+			c.eq("the writer's next append", r, AppendResult{Next: 3, Cancelled: true})
+			return c.err()
+		}},
+		{ID: "streams/stranger-may-not-cancel", Rule: "another user's or anon's cancel returns false (or is refused) and leaves the stream running", Run: func(ctx context.Context, s *Subject) error {
+			cl, _, id, err := setup(ctx, s)
+			if err != nil {
+				return err
+			}
+			var c checks
+			for _, who := range []struct {
+				name string
+				c    Caller
+			}{{"another user", User(s.UUID())}, {"anon", Anon}} {
+				ok, err := cl.As(who.c).Cancel(ctx, id)
+				c.that(err != nil || !ok, "cancel as "+who.name, "false or a refusal", ok)
+			}
+			flag, err := s.Streams.IsCancelled(ctx, id)
+			if err != nil {
+				return op("isCancelled", err)
+			}
+			c.eq("isCancelled after the strangers' cancels", flag, false)
+			return c.err()
+		}},
+		{ID: "streams/only-service-writes", Rule: "neither the owner nor anon can append; only the service role writes", Run: func(ctx context.Context, s *Subject) error {
+			cl, owner, id, err := setup(ctx, s)
+			if err != nil {
+				return err
+			}
+			var c checks
+			for _, who := range []struct {
+				name string
+				c    Caller
+			}{{"the owner", User(owner)}, {"anon", Anon}} {
+				_, err := cl.As(who.c).Append(ctx, id, 2, []string{"forged by " + who.name})
+				c.that(err != nil, "append as "+who.name, "a refusal", "success")
+			}
+			st, err := s.Streams.Status(ctx, id)
+			if err != nil {
+				return op("status", err)
+			}
+			c.eq("status after the refused appends", st, &StreamStatus{Next: 2})
+			return c.err()
+		}},
+	}
+}
+

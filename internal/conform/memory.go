@@ -1,0 +1,291 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// memoryStore is the in-process reference implementation of the three
+// contracts. Every subject gets state of its own, so cases never meet.
+type memoryStore struct{ n atomic.Int64 }
+
+// NewMemoryStore returns the in-process reference store. It proves the
+// suites themselves (every case passes against it) and is the instant
+// option when no database is wanted.
+func NewMemoryStore() Store { return &memoryStore{} }
+
+func (m *memoryStore) Name() string           { return "memory" }
+func (m *memoryStore) Supports(string) error  { return nil }
+func (m *memoryStore) Close() error           { return nil }
+func (m *memoryStore) NewSubject(_ context.Context, c *Case) (*Subject, func(), error) {
+	s := &Subject{Prefix: fmt.Sprintf("mem%d", m.n.Add(1))}
+	streams := NewMemoryStreams()
+	switch c.Suite {
+	case SuiteStreams:
+		s.Streams = streams
+	case SuiteRegistry:
+		s.Registry = NewMemoryRegistry()
+	case SuiteChat:
+		s.Chat = newMemoryChat(streams)
+	}
+	return s, func() {}, nil
+}
+
+// MemoryStreams is the reference StreamStore: it implements StreamStore,
+// StreamPager, StreamCallers and StreamAger exactly as the contract says.
+type MemoryStreams struct {
+	mu      sync.Mutex
+	streams map[string]*memStream
+}
+
+type memStream struct {
+	owner, tenant, kind string
+	createdAt           time.Time
+	expiresAt           time.Time
+	closedAt            *time.Time
+	cancelledAt         *time.Time
+	chunks              []string
+	// changed is closed (and replaced) on every change, waking live reads.
+	changed chan struct{}
+}
+
+// NewMemoryStreams returns an empty reference StreamStore.
+func NewMemoryStreams() *MemoryStreams { return &MemoryStreams{streams: map[string]*memStream{}} }
+
+// APIVersion is the TS interface's apiVersion.
+func (m *MemoryStreams) APIVersion() int { return 1 }
+
+// StoreName is the TS interface's name.
+func (m *MemoryStreams) StoreName() string { return "memory" }
+
+func (st *memStream) touch() {
+	close(st.changed)
+	st.changed = make(chan struct{})
+}
+
+// Open creates a stream unless the id exists.
+func (m *MemoryStreams) Open(_ context.Context, id string, o OpenOptions) (bool, error) {
+	if len(id) < 1 || len(id) > 200 {
+		return false, &StoreError{Message: "stream id must have 1 to 200 characters", SQLState: "23514"}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.streams[id]; ok {
+		return false, nil
+	}
+	ttl := o.TTL
+	if ttl <= 0 {
+		ttl = 24 * time.Hour
+	}
+	kind := o.Kind
+	if kind == "" {
+		kind = "default"
+	}
+	now := time.Now()
+	m.streams[id] = &memStream{owner: o.Owner, tenant: o.Tenant, kind: kind, createdAt: now, expiresAt: now.Add(ttl), changed: make(chan struct{})}
+	return true, nil
+}
+
+// Append stores chunks from index from; indexes already stored are kept.
+func (m *MemoryStreams) Append(_ context.Context, id string, from int, chunks []string) (AppendResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.streams[id]
+	if !ok {
+		return AppendResult{}, &StoreError{Hint: HintStreamNotFound, SQLState: "P0002", Message: "stream " + id + " not found"}
+	}
+	if st.closedAt != nil {
+		return AppendResult{}, &StoreError{Hint: HintStreamClosed, SQLState: "P0001", Message: "stream " + id + " is closed"}
+	}
+	if from < 0 || from > len(st.chunks) {
+		return AppendResult{}, &StoreError{Hint: HintStreamGap, SQLState: "P0001", Message: fmt.Sprintf("append at %d but next is %d", from, len(st.chunks))}
+	}
+	if end := from + len(chunks); end > len(st.chunks) {
+		st.chunks = append(st.chunks, chunks[len(st.chunks)-from:]...)
+		st.touch()
+	}
+	return AppendResult{Next: len(st.chunks), Cancelled: st.cancelledAt != nil}, nil
+}
+
+// ReadAll waits until the stream is closed and returns its chunks from
+// from; a missing stream reads empty at once.
+func (m *MemoryStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+	from = max(from, 0)
+	for {
+		m.mu.Lock()
+		st, ok := m.streams[id]
+		if !ok {
+			m.mu.Unlock()
+			return []string{}, nil
+		}
+		if st.closedAt != nil {
+			out := []string{}
+			if from < len(st.chunks) {
+				out = append(out, st.chunks[from:]...)
+			}
+			m.mu.Unlock()
+			return out, nil
+		}
+		wake := st.changed
+		m.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil, &StoreError{Hint: HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
+		}
+	}
+}
+
+// ReadPage is the bounded read of stream_read, as the service role.
+func (m *MemoryStreams) ReadPage(ctx context.Context, id string, from, limit int) (Page, error) {
+	return m.readPage(Caller{}, id, from, limit), nil
+}
+
+func (m *MemoryStreams) visible(c Caller, st *memStream) bool {
+	switch c.Role {
+	case "", RoleService:
+		return true
+	case RoleAuthenticated:
+		return st.owner != "" && st.owner == c.Sub
+	}
+	return false
+}
+
+func (m *MemoryStreams) readPage(c Caller, id string, from, limit int) Page {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.streams[id]
+	if !ok || !m.visible(c, st) {
+		return Page{Chunks: []string{}, Next: max(from, 0), Done: true}
+	}
+	from = max(from, 0)
+	limit = min(max(limit, 0), 10000)
+	out := []string{}
+	if from < len(st.chunks) {
+		out = append(out, st.chunks[from:min(len(st.chunks), from+limit)]...)
+	}
+	next := from + len(out)
+	return Page{Found: true, Chunks: out, Next: next, Done: st.closedAt != nil && next >= len(st.chunks), Cancelled: st.cancelledAt != nil}
+}
+
+// Status reports a stream's state, nil when missing.
+func (m *MemoryStreams) Status(_ context.Context, id string) (*StreamStatus, error) {
+	return m.status(Caller{}, id), nil
+}
+
+func (m *MemoryStreams) status(c Caller, id string) *StreamStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.streams[id]
+	if !ok || !m.visible(c, st) {
+		return nil
+	}
+	return &StreamStatus{Next: len(st.chunks), Closed: st.closedAt != nil, Cancelled: st.cancelledAt != nil}
+}
+
+// IsCancelled reports the cancel flag, false for a missing stream.
+func (m *MemoryStreams) IsCancelled(ctx context.Context, id string) (bool, error) {
+	s := m.status(Caller{}, id)
+	return s != nil && s.Cancelled, nil
+}
+
+// Close closes an open stream.
+func (m *MemoryStreams) Close(_ context.Context, id string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.streams[id]
+	if !ok || st.closedAt != nil {
+		return false, nil
+	}
+	now := time.Now()
+	st.closedAt = &now
+	st.touch()
+	return true, nil
+}
+
+// Cancel sets the cancel flag of an open, uncancelled stream.
+func (m *MemoryStreams) Cancel(_ context.Context, id string) (bool, error) {
+	return m.cancel(Caller{}, id), nil
+}
+
+func (m *MemoryStreams) cancel(c Caller, id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.streams[id]
+	if !ok || st.closedAt != nil || st.cancelledAt != nil || !m.visible(c, st) {
+		return false
+	}
+	now := time.Now()
+	st.cancelledAt = &now
+	st.touch()
+	return true
+}
+
+// Purge deletes streams that expired or were closed longer ago than
+// olderThan (zero: one day).
+func (m *MemoryStreams) Purge(_ context.Context, olderThan time.Duration) (int, error) {
+	if olderThan <= 0 {
+		olderThan = 24 * time.Hour
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	n := 0
+	for id, st := range m.streams {
+		if st.expiresAt.Before(now) || (st.closedAt != nil && st.closedAt.Before(now.Add(-olderThan))) {
+			delete(m.streams, id)
+			st.touch()
+			n++
+			if n == 1000 {
+				break
+			}
+		}
+	}
+	return n, nil
+}
+
+// AgeStream moves every timestamp of stream id back by d.
+func (m *MemoryStreams) AgeStream(_ context.Context, id string, d time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.streams[id]
+	if !ok {
+		return fmt.Errorf("no stream %s to age", id)
+	}
+	st.createdAt = st.createdAt.Add(-d)
+	st.expiresAt = st.expiresAt.Add(-d)
+	for _, t := range []*time.Time{st.closedAt, st.cancelledAt} {
+		if t != nil {
+			*t = t.Add(-d)
+		}
+	}
+	return nil
+}
+
+// As returns what caller c may do with the streams.
+func (m *MemoryStreams) As(c Caller) StreamView { return memView{m, c} }
+
+type memView struct {
+	m *MemoryStreams
+	c Caller
+}
+
+func (v memView) ReadPage(_ context.Context, id string, from, limit int) (Page, error) {
+	return v.m.readPage(v.c, id, from, limit), nil
+}
+
+func (v memView) Status(_ context.Context, id string) (*StreamStatus, error) {
+	return v.m.status(v.c, id), nil
+}
+
+func (v memView) Cancel(_ context.Context, id string) (bool, error) { return v.m.cancel(v.c, id), nil }
+
+func (v memView) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
+	if v.c.Role != "" && v.c.Role != RoleService {
+		return AppendResult{}, &StoreError{Hint: HintPermissionDenied, SQLState: "42501", Message: "only the service role may append"}
+	}
+	return v.m.Append(ctx, id, from, chunks)
+}

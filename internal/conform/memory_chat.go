@@ -1,0 +1,303 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+)
+
+// memoryChat is the reference chat storage: a message tree per chat, the
+// chat's leaf, and one active answer stream with its run.
+type memoryChat struct {
+	mu      sync.Mutex
+	streams *MemoryStreams
+	chats   map[string]*memChat
+	runs    map[string]*memRun
+	seq     int
+}
+
+type memChat struct {
+	owner        string
+	messages     map[string]*memMessage
+	leaf         string
+	activeStream string
+	activeRun    string
+}
+
+type memMessage struct {
+	id, parent, role string
+	parts            []json.RawMessage
+	metadata         map[string]any
+	format           string
+	native           json.RawMessage
+	model            *string
+	status           string
+	seq              int
+}
+
+type memRun struct {
+	chat, stream, status string
+	startedAt            time.Time
+}
+
+func newMemoryChat(streams *MemoryStreams) *memoryChat {
+	return &memoryChat{streams: streams, chats: map[string]*memChat{}, runs: map[string]*memRun{}}
+}
+
+func (m *memoryChat) Streams() StreamStore { return m.streams }
+
+func (m *memoryChat) NewChat(_ context.Context, owner string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := newUUID()
+	m.chats[id] = &memChat{owner: owner, messages: map[string]*memMessage{}}
+	return id, nil
+}
+
+func (m *memoryChat) chat(id string) (*memChat, error) {
+	c, ok := m.chats[id]
+	if !ok {
+		return nil, &StoreError{SQLState: "P0002", Message: "chat " + id + " not found"}
+	}
+	return c, nil
+}
+
+func sameParts(a, b []json.RawMessage) bool {
+	var x, y any
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if json.Unmarshal(ja, &x) != nil || json.Unmarshal(jb, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg Message, o UserOptions) (MessageResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, err := m.chat(chatID)
+	if err != nil {
+		return MessageResult{}, err
+	}
+	id := msg.ID
+	if o.MessageID != "" {
+		id = o.MessageID
+	}
+	if msg.Role != "user" || id == "" || msg.Parts == nil {
+		return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "a user message needs role user, an id and a parts array"}
+	}
+	if o.Trigger == "regenerate-message" {
+		if old, ok := c.messages[id]; ok {
+			c.leaf = old.id
+		}
+		return MessageResult{MessageID: id, ParentID: m.parentOf(c, id), Created: false}, nil
+	}
+	if old, ok := c.messages[id]; ok {
+		if sameParts(old.parts, msg.Parts) {
+			return MessageResult{MessageID: id, ParentID: optional(old.parent), Created: false}, nil
+		}
+		m.seq++
+		edit := &memMessage{id: fmt.Sprintf("%s~%d", id, m.seq), parent: old.parent, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
+		c.messages[edit.id] = edit
+		c.leaf = edit.id
+		return MessageResult{MessageID: edit.id, ParentID: optional(edit.parent), Created: true}, nil
+	}
+	m.seq++
+	nm := &memMessage{id: id, parent: c.leaf, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
+	c.messages[id] = nm
+	c.leaf = id
+	return MessageResult{MessageID: id, ParentID: optional(nm.parent), Created: true}, nil
+}
+
+func (m *memoryChat) parentOf(c *memChat, id string) *string {
+	if msg, ok := c.messages[id]; ok {
+		return optional(msg.parent)
+	}
+	return nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg Message, o AssistantOptions) (MessageResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, err := m.chat(chatID)
+	if err != nil {
+		return MessageResult{}, err
+	}
+	status := o.Status
+	if status == "" {
+		status = "complete"
+	}
+	if !slices.Contains([]string{"complete", "aborted", "error"}, status) || msg.ID == "" || msg.Parts == nil {
+		return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "invalid assistant message"}
+	}
+	format := o.Format
+	if format == "" {
+		format = "canonical"
+	}
+	var model *string
+	if o.Model != "" {
+		model = &o.Model
+	}
+	if old, ok := c.messages[msg.ID]; ok {
+		old.parts, old.metadata, old.format, old.native, old.status, old.model = msg.Parts, msg.Metadata, format, o.Native, status, model
+		c.leaf = old.id
+		return MessageResult{MessageID: old.id, ParentID: optional(old.parent), Created: false}, nil
+	}
+	if o.ParentID != "" {
+		if _, ok := c.messages[o.ParentID]; !ok {
+			return MessageResult{}, &StoreError{SQLState: "23503", Message: "parent " + o.ParentID + " is not a message of this chat"}
+		}
+	}
+	m.seq++
+	c.messages[msg.ID] = &memMessage{id: msg.ID, parent: o.ParentID, role: "assistant", parts: msg.Parts, metadata: msg.Metadata, format: format, native: o.Native, model: model, status: status, seq: m.seq}
+	c.leaf = msg.ID
+	return MessageResult{MessageID: msg.ID, ParentID: optional(o.ParentID), Created: true}, nil
+}
+
+func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) ([]PathEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, err := m.chat(chatID)
+	if err != nil {
+		return nil, err
+	}
+	if leaf == "" {
+		leaf = c.leaf
+	}
+	out := []PathEntry{}
+	for id := leaf; id != ""; {
+		msg, ok := c.messages[id]
+		if !ok {
+			break
+		}
+		var sibs []*memMessage
+		for _, o := range c.messages {
+			if o.parent == msg.parent {
+				sibs = append(sibs, o)
+			}
+		}
+		slices.SortFunc(sibs, func(a, b *memMessage) int { return a.seq - b.seq })
+		e := PathEntry{ID: msg.id, ParentID: optional(msg.parent), Role: msg.role, Parts: msg.parts, Metadata: msg.metadata, Format: msg.format,
+			Model: msg.model, Status: msg.status, SiblingCount: len(sibs), SiblingIndex: slices.Index(sibs, msg)}
+		if native {
+			e.Native = msg.native
+		}
+		out = append(out, e)
+		id = msg.parent
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// active reports whether run r still holds its chat.
+func (m *memoryChat) active(r *memRun) bool {
+	if r == nil || !slices.Contains([]string{"queued", "running", "cancel_requested"}, r.status) || time.Since(r.startedAt) >= 10*time.Minute {
+		return false
+	}
+	st, _ := m.streams.Status(context.Background(), r.stream)
+	return st == nil || !st.Closed
+}
+
+func (m *memoryChat) Claim(_ context.Context, chatID, stream string, o ClaimOptions) (ClaimResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, err := m.chat(chatID)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	if c.activeStream == stream && c.activeRun != "" && m.active(m.runs[c.activeRun]) {
+		return ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(c.activeRun)}, nil
+	}
+	if c.activeRun != "" {
+		old := m.runs[c.activeRun]
+		if m.active(old) {
+			return ClaimResult{Claimed: false, StreamID: optional(c.activeStream), RunID: optional(c.activeRun)}, nil
+		}
+		if !terminal(old.status) {
+			old.status = "cancelled"
+		}
+	}
+	id := newUUID()
+	m.runs[id] = &memRun{chat: chatID, stream: stream, status: "running", startedAt: time.Now()}
+	c.activeStream, c.activeRun = stream, id
+	return ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(id)}, nil
+}
+
+func (m *memoryChat) Release(_ context.Context, chatID, stream string, o ReleaseOptions) (bool, error) {
+	status := o.Status
+	if status == "" {
+		status = "completed"
+	}
+	if !terminal(status) {
+		return false, &StoreError{Hint: HintRunInvalid, SQLState: "22023", Message: "release status must be completed, failed or cancelled"}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, err := m.chat(chatID)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range m.runs {
+		if r.chat == chatID && r.stream == stream && !terminal(r.status) {
+			r.status = status
+		}
+	}
+	if c.activeStream != stream {
+		return false, nil
+	}
+	c.activeStream, c.activeRun = "", ""
+	return true, nil
+}
+
+func (m *memoryChat) Stop(ctx context.Context, chatID string) (*StopResult, error) {
+	m.mu.Lock()
+	c, err := m.chat(chatID)
+	if err != nil {
+		m.mu.Unlock()
+		return nil, err
+	}
+	if c.activeRun == "" || !m.active(m.runs[c.activeRun]) {
+		m.mu.Unlock()
+		return nil, nil
+	}
+	r := m.runs[c.activeRun]
+	r.status = "cancel_requested"
+	res := &StopResult{StreamID: c.activeStream, RunID: c.activeRun}
+	m.mu.Unlock()
+	if _, err := m.streams.Cancel(ctx, res.StreamID); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (m *memoryChat) RunStatus(_ context.Context, runID string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.runs[runID]
+	if !ok {
+		return "", fmt.Errorf("no run %s", runID)
+	}
+	return r.status, nil
+}
+
+func (m *memoryChat) AgeChatRun(_ context.Context, runID string, d time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.runs[runID]
+	if !ok {
+		return fmt.Errorf("no run %s", runID)
+	}
+	r.startedAt = r.startedAt.Add(-d)
+	return nil
+}

@@ -1,0 +1,216 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// MemoryRegistry is the reference run registry.
+type MemoryRegistry struct {
+	mu   sync.Mutex
+	runs []*WorkflowRun
+	last time.Time
+}
+
+// NewMemoryRegistry returns an empty reference registry.
+func NewMemoryRegistry() *MemoryRegistry { return &MemoryRegistry{} }
+
+// now returns a strictly increasing time with microsecond precision, so
+// that newest-first order and paging by createdAt are well defined.
+func (m *MemoryRegistry) now() time.Time {
+	t := time.Now().UTC().Truncate(time.Microsecond)
+	if !t.After(m.last) {
+		t = m.last.Add(time.Microsecond)
+	}
+	m.last = t
+	return t
+}
+
+func terminal(status string) bool {
+	return status == "completed" || status == "failed" || status == "cancelled"
+}
+
+func tp(t time.Time) *time.Time { return &t }
+
+// normalize gives attributes the shape JSON decoding would (numbers as
+// float64), so stored values compare like those of other stores.
+func normalize(m map[string]any) map[string]any {
+	out := map[string]any{}
+	if len(m) == 0 {
+		return out
+	}
+	b, _ := json.Marshal(m)
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func copyRun(r *WorkflowRun) *WorkflowRun {
+	c := *r
+	c.Attributes = normalize(r.Attributes)
+	return &c
+}
+
+// Record upserts a run on (engine, external id).
+func (m *MemoryRegistry) Record(_ context.Context, in RunRecord) (string, error) {
+	if !slices.Contains(RunStatuses, in.Status) {
+		return "", &StoreError{SQLState: "23514", Message: fmt.Sprintf("status %q violates the check constraint", in.Status)}
+	}
+	if in.Engine == "" || len(in.Engine) > 100 || in.ExternalID == "" || len(in.ExternalID) > 200 || in.Definition == "" || len(in.Definition) > 200 {
+		return "", &StoreError{SQLState: "23514", Message: "engine, externalId or definition has a bad length"}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	var errp *string
+	if in.Error != nil {
+		e := []rune(*in.Error)
+		if len(e) > 4000 {
+			e = e[:4000]
+		}
+		errp = strp(string(e))
+	}
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return strp(s)
+	}
+	for _, r := range m.runs {
+		if r.Engine == in.Engine && r.ExternalID == in.ExternalID {
+			r.Definition, r.Status = in.Definition, in.Status
+			if r.Tenant == nil {
+				r.Tenant = opt(in.Tenant)
+			}
+			if r.Actor == nil {
+				r.Actor = opt(in.Actor)
+			}
+			if r.StartedAt == nil && in.StartedAt != nil {
+				r.StartedAt = tp(in.StartedAt.UTC())
+			}
+			for k, v := range normalize(in.Attributes) {
+				r.Attributes[k] = v
+			}
+			if errp != nil {
+				r.Error = errp
+			}
+			if in.CompletedAt != nil {
+				r.CompletedAt = tp(in.CompletedAt.UTC())
+			}
+			r.UpdatedAt = tp(now)
+			return r.ID, nil
+		}
+	}
+	r := &WorkflowRun{ID: newUUID(), Engine: in.Engine, ExternalID: in.ExternalID, Definition: in.Definition, Status: in.Status,
+		Tenant: opt(in.Tenant), Actor: opt(in.Actor), Attributes: normalize(in.Attributes), Error: errp,
+		CreatedAt: tp(now), UpdatedAt: tp(now)}
+	if in.StartedAt != nil {
+		r.StartedAt = tp(in.StartedAt.UTC())
+	}
+	if in.CompletedAt != nil {
+		r.CompletedAt = tp(in.CompletedAt.UTC())
+	}
+	m.runs = append(m.runs, r)
+	return r.ID, nil
+}
+
+func (m *MemoryRegistry) find(ref string) *WorkflowRun {
+	for _, r := range m.runs {
+		if r.ID == ref {
+			return r
+		}
+	}
+	for _, r := range m.runs {
+		if r.ExternalID == ref {
+			return r
+		}
+	}
+	return nil
+}
+
+// Get finds a run by registry id, else by external id.
+func (m *MemoryRegistry) Get(_ context.Context, ref string) (*WorkflowRun, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.find(ref); r != nil {
+		return copyRun(r), nil
+	}
+	return nil, nil
+}
+
+// List returns runs newest first, filtered and bounded.
+func (m *MemoryRegistry) List(_ context.Context, f RunFilter) ([]WorkflowRun, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	limit := f.Max
+	if limit == 0 {
+		limit = 50
+	}
+	limit = min(max(limit, 1), 500)
+	out := []WorkflowRun{}
+	for _, r := range m.runs {
+		if (f.Tenant != "" && deref(r.Tenant) != f.Tenant) || (f.Definition != "" && r.Definition != f.Definition) ||
+			(f.Status != "" && r.Status != f.Status) || (f.Before != nil && !r.CreatedAt.Before(*f.Before)) {
+			continue
+		}
+		out = append(out, *copyRun(r))
+	}
+	slices.SortStableFunc(out, func(a, b WorkflowRun) int { return b.CreatedAt.Compare(*a.CreatedAt) })
+	return out[:min(limit, len(out))], nil
+}
+
+// RequestCancel records a cancel request on a non-terminal run.
+func (m *MemoryRegistry) RequestCancel(_ context.Context, ref string) (*WorkflowRun, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.find(ref)
+	if r == nil {
+		return nil, nil
+	}
+	if !terminal(r.Status) && r.CancelRequestedAt == nil {
+		now := m.now()
+		r.CancelRequestedAt, r.UpdatedAt = tp(now), tp(now)
+	}
+	return copyRun(r), nil
+}
+
+// Purge deletes up to batch terminal runs last updated before the window.
+func (m *MemoryRegistry) Purge(_ context.Context, olderThan time.Duration, batch int) (int, error) {
+	if olderThan <= 0 {
+		olderThan = 30 * 24 * time.Hour
+	}
+	if batch <= 0 {
+		batch = 1000
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cut := time.Now().Add(-olderThan)
+	n := 0
+	m.runs = slices.DeleteFunc(m.runs, func(r *WorkflowRun) bool {
+		if n < batch && terminal(r.Status) && r.UpdatedAt.Before(cut) {
+			n++
+			return true
+		}
+		return false
+	})
+	return n, nil
+}
+
+// AgeRun moves every timestamp of run id back by d.
+func (m *MemoryRegistry) AgeRun(_ context.Context, id string, d time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.find(id)
+	if r == nil {
+		return fmt.Errorf("no run %s to age", id)
+	}
+	for _, t := range []**time.Time{&r.CreatedAt, &r.UpdatedAt, &r.StartedAt, &r.CompletedAt, &r.CancelRequestedAt} {
+		if *t != nil {
+			*t = tp((*t).Add(-d))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Outcome is the result of one case.
+type Outcome string
+
+// The outcomes of a case.
+const (
+	Pass Outcome = "pass"
+	Fail Outcome = "fail"
+	Skipped Outcome = "skip"
+)
+
+// Result is the outcome of one case against one store.
+type Result struct {
+	ID      string        `json:"id"`
+	Suite   string        `json:"suite"`
+	Rule    string        `json:"rule"`
+	Outcome Outcome       `json:"outcome"`
+	Elapsed time.Duration `json:"-"`
+	// Failures lists every failed expectation (empty unless Outcome is Fail).
+	Failures []Failure `json:"failures,omitempty"`
+	// Reason says why a case was skipped.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Failure is one failed expectation, or one unexpected error when
+// Expected and Actual are empty.
+type Failure struct {
+	Message  string `json:"message"`
+	What     string `json:"what,omitempty"`
+	Expected string `json:"expected,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Store   string        `json:"store"`
+	Results []Result      `json:"results"`
+	Elapsed time.Duration `json:"-"`
+}
+
+// Count returns how many results have outcome o.
+func (r *Report) Count(o Outcome) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Outcome == o {
+			n++
+		}
+	}
+	return n
+}
+
+// Failed returns the IDs of the failed cases, in table order.
+func (r *Report) Failed() []string {
+	var ids []string
+	for _, res := range r.Results {
+		if res.Outcome == Fail {
+			ids = append(ids, res.ID)
+		}
+	}
+	return ids
+}
+
+// Event is what Run reports while it works: a case started (Done false)
+// or finished (Done true, with its result).
+type Event struct {
+	Case   *Case
+	Done   bool
+	Result Result
+}
+
+// Options select and pace the cases of a run.
+type Options struct {
+	// Suites restricts the run to these suites (none: all).
+	Suites []string
+	// Run keeps only cases whose ID matches; Skip drops those that match.
+	// A case matched by both is an error (see Select).
+	Run, Skip *regexp.Regexp
+	// Parallel is how many cases run at once (0 or 1: one at a time).
+	Parallel int
+	// Timeout, when set, replaces every case's own timeout.
+	Timeout time.Duration
+	// OnEvent, when set, is called (from one goroutine at a time) as
+	// cases start and finish.
+	OnEvent func(Event)
+}
+
+// Select returns the cases of table that opts keeps, in table order. It
+// fails when a suite name is unknown, when a case matches both Run and
+// Skip (overlapping filters are refused rather than silently resolved),
+// or when nothing is left.
+func Select(table []Case, opts Options) ([]Case, error) {
+	for _, s := range opts.Suites {
+		if !slices.Contains(Suites, s) {
+			return nil, fmt.Errorf("unknown suite %q (the suites are %s)", s, strings.Join(Suites, ", "))
+		}
+	}
+	var out, both []Case
+	for _, c := range table {
+		if len(opts.Suites) > 0 && !slices.Contains(opts.Suites, c.Suite) {
+			continue
+		}
+		in := opts.Run == nil || opts.Run.MatchString(c.ID)
+		out1 := opts.Skip != nil && opts.Skip.MatchString(c.ID)
+		if opts.Run != nil && in && out1 {
+			both = append(both, c)
+			continue
+		}
+		if in && !out1 {
+			out = append(out, c)
+		}
+	}
+	if len(both) > 0 {
+		ids := make([]string, 0, len(both))
+		for _, c := range both {
+			ids = append(ids, c.ID)
+		}
+		return nil, fmt.Errorf("--run %q and --skip %q both match %s; narrow one of them so that no case is in both", opts.Run, opts.Skip, strings.Join(ids, ", "))
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no case matches the selection")
+	}
+	return out, nil
+}
+
+// Run runs cases against store and reports every result, in table order.
+// A case runs on a fresh subject; one that does not finish within its
+// timeout fails (its goroutine is abandoned, with its context cancelled).
+// Run returns early, with the cases not yet run missing from the report,
+// only when ctx is cancelled.
+func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
+	start := time.Now()
+	rep := &Report{Store: store.Name(), Results: make([]Result, len(cases))}
+	par := max(opts.Parallel, 1)
+
+	var mu sync.Mutex
+	emit := func(e Event) {
+		if opts.OnEvent == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		opts.OnEvent(e)
+	}
+	supported := map[string]error{}
+	for _, s := range Suites {
+		supported[s] = store.Supports(s)
+	}
+
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	ran := make([]bool, len(cases))
+	for i := range cases {
+		c := &cases[i]
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		ran[i] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			emit(Event{Case: c})
+			var res Result
+			if err := supported[c.Suite]; err != nil {
+				res = Result{ID: c.ID, Suite: c.Suite, Rule: c.Rule, Outcome: Skipped, Reason: err.Error()}
+			} else {
+				res = runCase(ctx, store, c, opts.Timeout)
+			}
+			rep.Results[i] = res
+			emit(Event{Case: c, Done: true, Result: res})
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		kept := rep.Results[:0]
+		for i, r := range rep.Results {
+			if ran[i] && r.ID != "" {
+				kept = append(kept, r)
+			}
+		}
+		rep.Results = kept
+	}
+	rep.Elapsed = time.Since(start)
+	return rep
+}
+
+// runCase runs one case on a fresh subject, within its timeout.
+func runCase(ctx context.Context, store Store, c *Case, override time.Duration) Result {
+	res := Result{ID: c.ID, Suite: c.Suite, Rule: c.Rule}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if override > 0 {
+		timeout = override
+	}
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	done := make(chan error, 1)
+	go func() {
+		done <- func() (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				}
+			}()
+			subj, release, err := store.NewSubject(cctx, c)
+			if err != nil {
+				return fmt.Errorf("cannot make a fresh subject: %w", err)
+			}
+			defer release()
+			return c.Run(cctx, subj)
+		}()
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-cctx.Done():
+		// Give a case whose calls honour the context a moment to return
+		// its own (more precise) error; then give up on it.
+		select {
+		case err = <-done:
+		case <-time.After(200 * time.Millisecond):
+			err = cctx.Err()
+		}
+	}
+	res.Elapsed = time.Since(start)
+	if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		if _, skip := IsSkip(err); !skip {
+			err = errors.Join(fmt.Errorf("the case did not finish within its timeout of %s", timeout), err)
+		}
+	}
+	switch reason, skip := IsSkip(err); {
+	case err == nil:
+		res.Outcome = Pass
+	case skip:
+		res.Outcome = Skipped
+		res.Reason = reason
+	default:
+		res.Outcome = Fail
+		res.Failures = failures(err)
+	}
+	return res
+}
+
+// failures flattens err (possibly joined) into one Failure per mismatch
+// or error.
+func failures(err error) []Failure {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []Failure
+		for _, e := range j.Unwrap() {
+			if e != nil {
+				out = append(out, failures(e)...)
+			}
+		}
+		return out
+	}
+	f := Failure{Message: err.Error()}
+	var m *Mismatch
+	if errors.As(err, &m) {
+		f.What, f.Expected, f.Actual = m.What, m.Expected, m.Actual
+	}
+	return []Failure{f}
+}
