@@ -931,4 +931,3 @@ func ownerCases() []Case {
 		}},
 	}
 }
-

@@ -17,9 +17,9 @@ type memoryStore struct{ n atomic.Int64 }
 // option when no database is wanted.
 func NewMemoryStore() Store { return &memoryStore{} }
 
-func (m *memoryStore) Name() string           { return "memory" }
-func (m *memoryStore) Supports(string) error  { return nil }
-func (m *memoryStore) Close() error           { return nil }
+func (m *memoryStore) Name() string          { return "memory" }
+func (m *memoryStore) Supports(string) error { return nil }
+func (m *memoryStore) Close() error          { return nil }
 func (m *memoryStore) NewSubject(_ context.Context, c *Case) (*Subject, func(), error) {
 	s := &Subject{Prefix: fmt.Sprintf("mem%d", m.n.Add(1))}
 	streams := NewMemoryStreams()

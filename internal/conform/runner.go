@@ -17,8 +17,8 @@ type Outcome string
 
 // The outcomes of a case.
 const (
-	Pass Outcome = "pass"
-	Fail Outcome = "fail"
+	Pass    Outcome = "pass"
+	Fail    Outcome = "fail"
 	Skipped Outcome = "skip"
 )
 
