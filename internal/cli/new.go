@@ -1,0 +1,389 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/scaffold"
+	"github.com/bsadapter/bsadapter/internal/scaffold/wizard"
+	"github.com/spf13/cobra"
+)
+
+type newOptions struct {
+	sdks      []string
+	format    string
+	preset    string
+	contracts string
+	builder   bool
+	storage   string
+	placement string
+	dir       string
+	dryRun    bool
+	force     bool
+	yes       bool
+	output    string
+}
+
+func init() { register(newNewCmd) }
+
+func newNewCmd(app *App) *cobra.Command {
+	opts := &newOptions{}
+	cmd := &cobra.Command{
+		Use:   "new NAME",
+		Short: "Scaffold a better-supabase adapter that passes check-fixtures and conform",
+		Long: `Scaffold a better-supabase adapter from the templates embedded in bsadapter.
+
+The adapter is rendered in memory first, then written: never over an existing
+file unless --force, never outside the target folder; --dry-run prints the
+plan and writes nothing. Right after 'npm install --legacy-peer-deps' it
+passes 'bsadapter check-fixtures' and 'bsadapter conform --store=bridge'.
+
+On a terminal, a wizard asks for the values the flags left open. Elsewhere
+(or with --yes, or CI set) a missing value is an error naming its flag.
+
+Placement: an npm package of its own (default), or a subpath of the
+better-supabase package when the folder is inside a better-supabase checkout
+(detected, or --placement subpath): src/NAME/, tests/NAME/, the docs page
+and the export entry plus optional peer in packages/better-supabase/package.json,
+edited in place.`,
+		Example: `  bsadapter new langchain
+  bsadapter new my-sdk --sdk my-sdk --contracts chat,streams --dir ./adapters/my-sdk
+  bsadapter new temporal --sdk @temporalio/client --contracts workflows --storage --builder
+  bsadapter new langchain --dry-run`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runNew(app, c, opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&opts.sdks, "sdk", nil, "the SDK's npm package(s), an optional peer (comma-separated or repeated)")
+	f.StringVar(&opts.format, "format", "", "the format name stored beside native messages (default NAME-v1)")
+	f.StringVar(&opts.preset, "preset", "", "converters: generic or langchain (default langchain for NAME langchain, else generic)")
+	f.StringVar(&opts.contracts, "contracts", strings.Join(scaffold.AllContracts, ","), "what the adapter implements: chat, streams, workflows (comma-separated)")
+	f.BoolVar(&opts.builder, "builder", false, "with workflows: add a workflow builder runtime (step, sleep, approval)")
+	f.StringVar(&opts.storage, "storage", "", "generate the engine's SQL module skeleton (bare --storage: NAME-state)")
+	f.Lookup("storage").NoOptDefVal = "\x00default"
+	f.StringVar(&opts.placement, "placement", "", "package or subpath (default: subpath inside a better-supabase checkout, else package)")
+	f.StringVar(&opts.dir, "dir", "", "folder to write into (default ./NAME; for subpath the checkout)")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "print the files and edits, write nothing")
+	f.BoolVar(&opts.force, "force", false, "overwrite files that already exist")
+	f.BoolVarP(&opts.yes, "yes", "y", false, "never ask: use defaults, fail on missing values")
+	f.StringVar(&opts.output, "output", "text", "how to print the result: text or json")
+	return cmd
+}
+
+func optionErr(err error) error {
+	var oe *scaffold.OptionError
+	if errors.As(err, &oe) {
+		return usageErr(oe.Fix, "%s", oe.Error())
+	}
+	return err
+}
+
+func runNew(app *App, c *cobra.Command, opts *newOptions, args []string) error {
+	if err := formatFlag(opts.output, "text", "json"); err != nil {
+		return usageErr("use --output text or --output json", "--output %q is not text or json", opts.output)
+	}
+	o := &scaffold.Options{Preset: opts.preset, Format: opts.format, SDKs: opts.sdks, Builder: opts.builder}
+	if len(args) == 1 {
+		o.Name = args[0]
+	}
+	flags := c.Flags()
+
+	// The wizard runs only when it can, and only for what the flags left open.
+	if app.Interactive() && !opts.yes && (o.Name == "" || (len(o.SDKs) == 0 && !presetHasSDK(o))) {
+		answers, err := askMissing(app, flags.Changed, o, opts)
+		if err != nil {
+			if errors.Is(err, wizard.ErrCancelled) {
+				return &ExitError{Code: ExitInterrupted, Err: errors.New("cancelled; nothing was written")}
+			}
+			return envErr(err, "")
+		}
+		o.Name = answers["name"]
+		o.SDKs = splitList(answers["sdk"])
+		o.Format = answers["format"]
+		if v, ok := answers["contracts"]; ok {
+			opts.contracts = v
+		}
+		if v, ok := answers["storage"]; ok && v != "" && v != "none" {
+			opts.storage = v
+		}
+	}
+	if o.Name == "" {
+		return usageErr("pass it as 'bsadapter new NAME', e.g. 'bsadapter new langchain'", "NAME is required when not running interactively")
+	}
+	if err := scaffold.ValidateName(o.Name); err != nil {
+		return optionErr(err)
+	}
+	o.Contracts = splitList(opts.contracts)
+	if len(o.Contracts) == 0 {
+		return usageErr("use a comma-separated list of chat, streams, workflows", "--contracts is empty")
+	}
+	switch opts.storage {
+	case "":
+	case "\x00default":
+		o.Storage = o.Name + "-state"
+	default:
+		o.Storage = opts.storage
+	}
+
+	wd, err := os.Getwd()
+	if err != nil {
+		return envErr(err, "")
+	}
+	base := wd
+	if opts.dir != "" {
+		base = opts.dir
+		if !filepath.IsAbs(base) {
+			base = filepath.Join(wd, base)
+		}
+	}
+	checkout, inCheckout := scaffold.FindCheckout(base)
+	o.Placement = opts.placement
+	if o.Placement == "" {
+		o.Placement = scaffold.PlacementPackage
+		if inCheckout {
+			o.Placement = scaffold.PlacementSubpath
+		}
+	}
+	switch o.Placement {
+	case scaffold.PlacementSubpath:
+		if !inCheckout {
+			return usageErr("run it inside a better-supabase checkout, pass --dir CHECKOUT, or use --placement package",
+				"--placement subpath: %s is not inside a better-supabase checkout (no packages/better-supabase/package.json named better-supabase)", base)
+		}
+		o.Dir = checkout
+	case scaffold.PlacementPackage:
+		o.Dir = base
+		if opts.dir == "" {
+			o.Dir = filepath.Join(wd, o.Name)
+		}
+	}
+
+	plan, err := scaffold.Render(o)
+	if err != nil {
+		return optionErr(err)
+	}
+	if opts.dryRun {
+		return printPlan(app, opts, o, plan)
+	}
+	res, err := scaffold.Write(plan, opts.force)
+	if err != nil {
+		var ce *scaffold.ConflictError
+		if errors.As(err, &ce) {
+			return usageErr("pass --force to overwrite them, or choose another --dir", "%s", ce.Error())
+		}
+		return envErr(err, "")
+	}
+	return printResult(app, opts, o, plan, res)
+}
+
+func presetHasSDK(o *scaffold.Options) bool {
+	return o.Preset == "langchain" || (o.Preset == "" && o.Name == "langchain")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func askMissing(app *App, changed func(string) bool, o *scaffold.Options, opts *newOptions) (map[string]string, error) {
+	preset := map[string]string{"name": o.Name, "sdk": strings.Join(o.SDKs, ","), "format": o.Format}
+	var fields []wizard.Field
+	if o.Name == "" {
+		fields = append(fields, wizard.Field{
+			Key: "name", Label: "Adapter name", Flag: "NAME",
+			Help: "lowercase kebab-case, e.g. langchain",
+			Validate: func(v string, _ map[string]string) error {
+				if err := scaffold.ValidateName(v); err != nil {
+					var oe *scaffold.OptionError
+					if errors.As(err, &oe) && oe.Fix != "" {
+						return fmt.Errorf("%s (%s)", err, oe.Fix)
+					}
+					return err
+				}
+				return nil
+			},
+		})
+	}
+	if !changed("sdk") {
+		fields = append(fields, wizard.Field{
+			Key: "sdk", Label: "SDK npm package(s)", Flag: "--sdk",
+			Help: "comma-separated; an optional peer dependency",
+			Default: func(a map[string]string) string {
+				if opts.preset == "langchain" || (opts.preset == "" && a["name"] == "langchain") {
+					return "@langchain/core"
+				}
+				return ""
+			},
+			Validate: func(v string, _ map[string]string) error {
+				list := splitList(v)
+				if len(list) == 0 {
+					return errors.New("at least one package is required")
+				}
+				for _, s := range list {
+					if err := scaffold.ValidateSDK(s); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+		})
+	}
+	if !changed("format") {
+		fields = append(fields, wizard.Field{
+			Key: "format", Label: "Format name", Flag: "--format",
+			Help:    "stored beside native messages",
+			Default: func(a map[string]string) string { return a["name"] + "-v1" },
+			Validate: func(v string, a map[string]string) error {
+				probe := scaffold.Options{Name: a["name"], SDKs: []string{"probe"}, Format: v, Placement: scaffold.PlacementPackage, Dir: "."}
+				return probe.Complete()
+			},
+		})
+	}
+	if !changed("contracts") {
+		fields = append(fields, wizard.Field{
+			Key: "contracts", Label: "Contracts", Flag: "--contracts",
+			Help:    "comma-separated: chat, streams, workflows",
+			Default: func(map[string]string) string { return opts.contracts },
+			Validate: func(v string, _ map[string]string) error {
+				list := splitList(v)
+				if len(list) == 0 {
+					return errors.New("choose at least one of chat, streams, workflows")
+				}
+				for _, c := range list {
+					if !slices.Contains(scaffold.AllContracts, c) {
+						return fmt.Errorf("%q is not one of chat, streams, workflows", c)
+					}
+				}
+				return nil
+			},
+		})
+	}
+	if !changed("storage") {
+		fields = append(fields, wizard.Field{
+			Key: "storage", Label: "Engine SQL module", Flag: "--storage",
+			Help:    "a module name such as NAME-state, or none",
+			Default: func(map[string]string) string { return "none" },
+			Validate: func(v string, a map[string]string) error {
+				if v == "none" {
+					return nil
+				}
+				probe := scaffold.Options{Name: a["name"], SDKs: []string{"probe"}, Storage: v, Placement: scaffold.PlacementPackage, Dir: "."}
+				return probe.Complete()
+			},
+		})
+	}
+	return wizard.Run(app.In, app.Out, fields, preset)
+}
+
+type newReport struct {
+	SchemaVersion int      `json:"schemaVersion"`
+	DryRun        bool     `json:"dryRun"`
+	Name          string   `json:"name"`
+	Format        string   `json:"format"`
+	Preset        string   `json:"preset"`
+	Placement     string   `json:"placement"`
+	Contracts     []string `json:"contracts"`
+	Root          string   `json:"root"`
+	Files         []string `json:"files"`
+	Overwritten   []string `json:"overwritten,omitempty"`
+	Edits         []string `json:"edits,omitempty"`
+	Next          string   `json:"next"`
+}
+
+func report(o *scaffold.Options, plan *scaffold.Plan, dry bool) newReport {
+	r := newReport{SchemaVersion: 1, DryRun: dry, Name: o.Name, Format: o.Format, Preset: o.Preset, Placement: o.Placement,
+		Contracts: o.Contracts, Root: plan.Root, Next: plan.Next, Files: []string{}}
+	for _, f := range plan.Files {
+		r.Files = append(r.Files, f.Path)
+	}
+	for _, e := range plan.Edits {
+		r.Edits = append(r.Edits, e.Path)
+	}
+	return r
+}
+
+func displayRoot(root string) string {
+	wd, err := os.Getwd()
+	if err == nil {
+		if rel, err := filepath.Rel(wd, root); err == nil && filepath.IsLocal(rel) {
+			return "." + string(filepath.Separator) + rel
+		} else if err == nil && rel == "." {
+			return "."
+		}
+	}
+	return root
+}
+
+func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.Plan) error {
+	if opts.output == "json" {
+		enc := json.NewEncoder(app.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report(o, plan, true))
+	}
+	st := app.Style
+	fmt.Fprintf(app.Out, "%s %s adapter %q (%s placement) in %s\n", st.Bold("would create"), o.Preset, o.Name, o.Placement, displayRoot(plan.Root))
+	conflicts, err := plan.Conflicts()
+	if err != nil {
+		return envErr(err, "")
+	}
+	for _, f := range plan.Files {
+		mark := "+"
+		if slices.Contains(conflicts, f.Path) {
+			mark = st.Yellow("!")
+		}
+		fmt.Fprintf(app.Out, "  %s %s %s\n", mark, f.Path, st.Dim(fmt.Sprintf("(%d bytes)", len(f.Data))))
+	}
+	for _, e := range plan.Edits {
+		fmt.Fprintf(app.Out, "%s %s\n", st.Bold("would edit"), e.Path)
+		for _, s := range e.Summary {
+			fmt.Fprintf(app.Out, "  %s\n", s)
+		}
+		for _, l := range e.Diff() {
+			fmt.Fprintf(app.Out, "    %s\n", l)
+		}
+	}
+	if len(conflicts) > 0 {
+		fmt.Fprintf(app.Out, "%d file(s) marked ! already exist: writing needs --force\n", len(conflicts))
+	}
+	fmt.Fprintln(app.Out, "dry run: nothing was written")
+	return nil
+}
+
+func printResult(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.Plan, res *scaffold.Result) error {
+	if opts.output == "json" {
+		r := report(o, plan, false)
+		r.Overwritten = res.Overwritten
+		r.Edits = res.Edited
+		enc := json.NewEncoder(app.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	root := displayRoot(plan.Root)
+	edited := ""
+	if len(res.Edited) > 0 {
+		edited = ", edited " + strings.Join(res.Edited, ", ")
+	}
+	over := ""
+	if len(res.Overwritten) > 0 {
+		over = fmt.Sprintf(" (%d overwritten)", len(res.Overwritten))
+	}
+	next := plan.Next
+	if o.Placement == scaffold.PlacementPackage {
+		next = "cd " + root + " && " + next
+	}
+	fmt.Fprintf(app.Out, "%s %s adapter %q in %s: %d files%s%s; next: %s\n", app.Style.Green("created"), o.Preset, o.Name, root,
+		len(res.Created)+len(res.Overwritten), over, edited, next)
+	return nil
+}

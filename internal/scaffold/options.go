@@ -1,0 +1,226 @@
+// Package scaffold renders a better-supabase adapter from the embedded
+// templates into an in-memory plan (files to create, edits to make), then
+// writes that plan carefully: never outside the target folder, never over
+// an existing file unless forced, and leaving nothing behind on failure.
+// It knows nothing about terminals; internal/cli collects the options
+// (from flags or the wizard in scaffold/wizard) and prints the results.
+package scaffold
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Placement values: a standalone npm package, or a subpath inside a
+// better-supabase checkout.
+const (
+	PlacementPackage = "package"
+	PlacementSubpath = "subpath"
+)
+
+// Contract names accepted by --contracts.
+const (
+	ContractChat      = "chat"
+	ContractStreams   = "streams"
+	ContractWorkflows = "workflows"
+)
+
+// AllContracts lists the contracts in the order they are documented.
+var AllContracts = []string{ContractChat, ContractStreams, ContractWorkflows}
+
+// Reserved lists names that are already subpaths (or SQL modules) of
+// better-supabase; an adapter named like one would collide with it.
+var Reserved = []string{
+	"access", "ai", "ai-chat", "ai-sdk", "blocks", "chat", "chat-sdk", "cli", "client",
+	"credentials", "react", "schemas", "server", "source", "streams", "tenant",
+	"testing", "workflow-sdk", "workflows",
+}
+
+// Options are everything "bsadapter new" needs to render an adapter.
+type Options struct {
+	// Name is the adapter's name: lowercase kebab-case.
+	Name string
+	// SDKs are the SDK's npm packages, optional peer dependencies.
+	SDKs []string
+	// Format is the name stored beside native messages (default NAME-v1).
+	Format string
+	// Preset selects the converters: "generic" or "langchain".
+	Preset string
+	// Contracts are the blocks the adapter implements: chat, streams, workflows.
+	Contracts []string
+	// Builder adds a workflow builder runtime (needs the workflows contract).
+	Builder bool
+	// Storage names the engine's own SQL module; empty for none.
+	Storage string
+	// Placement is PlacementPackage or PlacementSubpath.
+	Placement string
+	// Dir is the folder written into: the adapter's folder for a package,
+	// the checkout's top folder for a subpath.
+	Dir string
+}
+
+// Has reports whether the options include a contract.
+func (o *Options) Has(contract string) bool { return slices.Contains(o.Contracts, contract) }
+
+// OptionError is a bad option value. Flag names the flag (or "NAME" for
+// the argument) so that the caller can say which one to fix.
+type OptionError struct {
+	Flag  string
+	Value string
+	Msg   string
+	Fix   string
+}
+
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %s", e.Flag, e.Msg)
+	}
+	return fmt.Sprintf("%s %q %s", e.Flag, e.Value, e.Msg)
+}
+
+var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$`)
+
+// MaxNameLen bounds a name so that the package name, the export path and
+// the storage module name stay readable and within Postgres identifiers.
+const MaxNameLen = 40
+
+// ValidateName checks an adapter name and says why it is refused and what
+// to use instead.
+func ValidateName(name string) error {
+	bad := func(msg, fix string) error { return &OptionError{Flag: "NAME", Value: name, Msg: msg, Fix: fix} }
+	suggest := Suggest(name)
+	switch {
+	case name == "":
+		return &OptionError{Flag: "NAME", Msg: "is required", Fix: "pass the adapter's name, e.g. 'bsadapter new langchain'"}
+	case strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.Contains(name, ".."):
+		return bad("would leave the target folder: a name is one path segment", fixWith(suggest))
+	case len(name) > MaxNameLen:
+		return bad(fmt.Sprintf("is longer than %d characters", MaxNameLen), "use a shorter name")
+	case !kebab.MatchString(name):
+		return bad("is not lowercase kebab-case (a-z, 0-9 and single dashes, starting with a letter)", fixWith(suggest))
+	case slices.Contains(Reserved, name):
+		return bad(fmt.Sprintf("is already a better-supabase subpath (better-supabase/%s)", name), fmt.Sprintf("pick a name of your own, such as %q", name+"-adapter"))
+	}
+	return nil
+}
+
+func fixWith(s string) string {
+	if s == "" || ValidateName(s) != nil {
+		return "use lowercase letters, digits and dashes, e.g. my-sdk"
+	}
+	return fmt.Sprintf("use %q", s)
+}
+
+// Suggest turns an arbitrary string into a kebab-case name, or "".
+func Suggest(s string) string {
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		s = s[i+1:]
+	}
+	var b strings.Builder
+	dash := false
+	for i, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			// camelCase -> camel-case
+			if i > 0 && b.Len() > 0 && !dash {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r + ('a' - 'A'))
+			dash = false
+		case (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'):
+			b.WriteRune(r)
+			dash = false
+		default:
+			if b.Len() > 0 && !dash {
+				b.WriteByte('-')
+				dash = true
+			}
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	out = strings.TrimLeft(out, "0123456789-")
+	if len(out) > MaxNameLen {
+		out = strings.Trim(out[:MaxNameLen], "-")
+	}
+	return out
+}
+
+var npmName = regexp.MustCompile(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
+
+// ValidateSDK checks one npm package name given to --sdk.
+func ValidateSDK(sdk string) error {
+	if sdk == "" {
+		return &OptionError{Flag: "--sdk", Msg: "is required when not running interactively", Fix: "pass the SDK's npm package, e.g. --sdk @langchain/core"}
+	}
+	if len(sdk) > 214 || !npmName.MatchString(sdk) {
+		return &OptionError{Flag: "--sdk", Value: sdk, Msg: "is not an npm package name", Fix: "use the package's name as on npm, e.g. ai or @langchain/core"}
+	}
+	if sdk == "better-supabase" {
+		return &OptionError{Flag: "--sdk", Value: sdk, Msg: "is the toolkit itself, not an SDK", Fix: "name the SDK the adapter connects"}
+	}
+	return nil
+}
+
+var formatName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[-.][a-z0-9]+)*$`)
+
+// Complete fills the defaults (format, preset, contracts, placement) and
+// validates everything. It returns the first problem as an *OptionError.
+func (o *Options) Complete() error {
+	if err := ValidateName(o.Name); err != nil {
+		return err
+	}
+	if o.Preset == "" {
+		o.Preset = "generic"
+		if o.Name == "langchain" {
+			o.Preset = "langchain"
+		}
+	}
+	if o.Preset != "generic" && o.Preset != "langchain" {
+		return &OptionError{Flag: "--preset", Value: o.Preset, Msg: "is not a preset", Fix: "use generic or langchain"}
+	}
+	if len(o.SDKs) == 0 && o.Preset == "langchain" {
+		o.SDKs = []string{"@langchain/core"}
+	}
+	if len(o.SDKs) == 0 {
+		return ValidateSDK("")
+	}
+	for _, s := range o.SDKs {
+		if err := ValidateSDK(s); err != nil {
+			return err
+		}
+	}
+	if o.Format == "" {
+		o.Format = o.Name + "-v1"
+	}
+	if o.Format == "canonical" || !formatName.MatchString(o.Format) || len(o.Format) > 100 {
+		return &OptionError{Flag: "--format", Value: o.Format, Msg: "is not a format name (lowercase, digits, dashes and dots; not \"canonical\")", Fix: fmt.Sprintf("use e.g. %q", o.Name+"-v1")}
+	}
+	if o.Contracts == nil {
+		o.Contracts = slices.Clone(AllContracts)
+	}
+	for _, c := range o.Contracts {
+		if !slices.Contains(AllContracts, c) {
+			return &OptionError{Flag: "--contracts", Value: c, Msg: "is not a contract", Fix: "use a comma-separated list of chat, streams, workflows"}
+		}
+	}
+	if o.Builder && !o.Has(ContractWorkflows) {
+		return &OptionError{Flag: "--builder", Msg: "needs the workflows contract", Fix: "add workflows to --contracts"}
+	}
+	if o.Storage != "" && !kebab.MatchString(o.Storage) {
+		return &OptionError{Flag: "--storage", Value: o.Storage, Msg: "is not a kebab-case SQL module name", Fix: fmt.Sprintf("use e.g. %q", o.Name+"-state")}
+	}
+	if o.Storage != "" && (slices.Contains(Reserved, o.Storage) || o.Storage == o.Name) {
+		return &OptionError{Flag: "--storage", Value: o.Storage, Msg: "collides with a better-supabase module or the adapter itself", Fix: fmt.Sprintf("use e.g. %q", o.Name+"-state")}
+	}
+	switch o.Placement {
+	case PlacementPackage, PlacementSubpath:
+	default:
+		return &OptionError{Flag: "--placement", Value: o.Placement, Msg: "is not a placement", Fix: "use package or subpath"}
+	}
+	if o.Dir == "" {
+		return &OptionError{Flag: "--dir", Msg: "is empty", Fix: "pass the folder to write into"}
+	}
+	return nil
+}

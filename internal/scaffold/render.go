@@ -1,0 +1,217 @@
+package scaffold
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/bsadapter/bsadapter/templates"
+)
+
+// File is one file of a plan, its path relative to the plan's root.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Plan is a rendered adapter: files to create and edits to make, all
+// relative to Root. Nothing is on disk until Write.
+type Plan struct {
+	Root  string
+	Files []File
+	Edits []Edit
+	// Next is the command line the user runs next.
+	Next string
+}
+
+// layout says where each kind of file goes for a placement.
+type layout struct {
+	src, test, bridge, fixtures, docs, sql string
+}
+
+func layoutFor(o *Options) layout {
+	if o.Placement == PlacementSubpath {
+		test := path.Join(PackageDir, "tests", o.Name)
+		return layout{
+			src:      path.Join(PackageDir, "src", o.Name),
+			test:     test,
+			bridge:   test,
+			fixtures: path.Join(test, "fixtures"),
+			docs:     path.Join("apps/docs/content/docs", o.Name+".mdx"),
+			sql:      "sql",
+		}
+	}
+	return layout{src: "src", test: "test", bridge: ".", fixtures: "fixtures", docs: path.Join("docs", o.Name+".md"), sql: "sql"}
+}
+
+// data is what the templates see.
+type data struct {
+	Name, Format, SDK, Preset, Import string
+	SDKs                              []string
+	Chat, Streams, Workflows, Builder bool
+	Subpath                           bool
+	Storage, StorageIdent             string
+	// SrcImport is the relative import of the src folder from the file's
+	// own folder; FixturesFromTest the fixtures folder from the tests.
+	SrcImport, FixturesFromTest string
+	UnknownPartJS               string
+}
+
+var unknownPart = map[string]string{
+	"langchain": `(native["kwargs"] as Record<string, unknown>)["content"] = [{ type: "hologram", data: 1 }];`,
+	"generic":   `native["content"] = [{ type: "hologram", data: 1 }];`,
+}
+
+func rel(from, to string) string {
+	r, err := filepath.Rel(filepath.FromSlash(from), filepath.FromSlash(to))
+	if err != nil {
+		panic(err) // both are clean relative paths
+	}
+	r = filepath.ToSlash(r)
+	if !strings.HasPrefix(r, ".") {
+		r = "./" + r
+	}
+	return r
+}
+
+// Render renders the adapter described by o (already Completed) into a
+// plan. For a subpath placement it reads the checkout's package.json to
+// plan the edit; it writes nothing.
+func Render(o *Options) (*Plan, error) {
+	if err := o.Complete(); err != nil {
+		return nil, err
+	}
+	l := layoutFor(o)
+	d := data{
+		Name: o.Name, Format: o.Format, SDK: o.SDKs[0], SDKs: o.SDKs, Preset: o.Preset,
+		Chat: o.Has(ContractChat), Streams: o.Has(ContractStreams), Workflows: o.Has(ContractWorkflows),
+		Builder: o.Builder, Subpath: o.Placement == PlacementSubpath,
+		Storage: o.Storage, StorageIdent: strings.ReplaceAll(o.Storage, "-", "_"),
+		Import:           o.Name,
+		FixturesFromTest: rel(l.test, l.fixtures),
+		UnknownPartJS:    unknownPart[o.Preset],
+	}
+	if d.Subpath {
+		d.Import = "better-supabase/" + o.Name
+	}
+
+	type job struct{ tmpl, dest string }
+	var jobs []job
+	add := func(cond bool, tmpl, dest string) {
+		if cond {
+			jobs = append(jobs, job{tmpl, dest})
+		}
+	}
+	add(true, "adapter/src/types.ts.tmpl", path.Join(l.src, "types.ts"))
+	add(true, "presets/"+o.Preset+"/converters.ts.tmpl", path.Join(l.src, "converters.ts"))
+	add(true, "adapter/src/index.ts.tmpl", path.Join(l.src, "index.ts"))
+	add(d.Chat, "adapter/src/chat.ts.tmpl", path.Join(l.src, "chat.ts"))
+	add(d.Streams, "adapter/src/streams.ts.tmpl", path.Join(l.src, "streams.ts"))
+	add(d.Streams, "adapter/src/memory-stream-store.ts.tmpl", path.Join(l.src, "memory-stream-store.ts"))
+	add(d.Workflows, "adapter/src/workflows.ts.tmpl", path.Join(l.src, "workflows.ts"))
+	add(d.Workflows, "adapter/src/memory-run-registry.ts.tmpl", path.Join(l.src, "memory-run-registry.ts"))
+	add(true, "adapter/bsadapter.bridge.ts.tmpl", path.Join(l.bridge, "bsadapter.bridge.ts"))
+	add(true, "adapter/bsadapter.json.tmpl", path.Join(l.bridge, "bsadapter.json"))
+	add(true, "adapter/test/converters.test.ts.tmpl", path.Join(l.test, "converters.test.ts"))
+	add(true, "adapter/test/kits.test.ts.tmpl", path.Join(l.test, "kits.test.ts"))
+	add(true, "docs/adapter.md.tmpl", l.docs)
+	fixtures, err := fs.Glob(templates.FS, "presets/"+o.Preset+"/fixtures/*.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fixtures {
+		add(true, f, path.Join(l.fixtures, strings.TrimSuffix(path.Base(f), ".tmpl")))
+	}
+	if !d.Subpath {
+		for _, f := range []string{"package.json", "tsconfig.json", "tsconfig.build.json", "README.md"} {
+			add(true, "package/"+f+".tmpl", f)
+		}
+		add(true, "package/gitignore.tmpl", ".gitignore")
+	}
+	add(o.Storage != "", "sql/module.sql.tmpl", path.Join(l.sql, o.Storage, "001_"+d.StorageIdent+".sql"))
+	add(o.Storage != "", "sql/README.md.tmpl", path.Join(l.sql, o.Storage, "README.md"))
+
+	plan := &Plan{Root: o.Dir}
+	for _, j := range jobs {
+		dd := d
+		dd.SrcImport = rel(path.Dir(j.dest), l.src)
+		out, err := execute(j.tmpl, dd)
+		if err != nil {
+			return nil, err
+		}
+		if !filepath.IsLocal(filepath.FromSlash(j.dest)) {
+			return nil, fmt.Errorf("template %s would write %s, outside the target folder", j.tmpl, j.dest)
+		}
+		plan.Files = append(plan.Files, File{Path: j.dest, Data: out})
+	}
+	sort.Slice(plan.Files, func(i, k int) bool { return plan.Files[i].Path < plan.Files[k].Path })
+
+	if d.Subpath {
+		edit, err := planPackageJSONEdit(o)
+		if err != nil {
+			return nil, err
+		}
+		plan.Edits = append(plan.Edits, *edit)
+		plan.Next = fmt.Sprintf("cd %s && bsadapter check-fixtures", path.Join(l.test))
+	} else {
+		plan.Next = "npm install --legacy-peer-deps && bsadapter check-fixtures"
+		if d.Streams || d.Workflows {
+			plan.Next += " && bsadapter conform --store=bridge"
+		}
+	}
+	return plan, nil
+}
+
+func execute(name string, d data) ([]byte, error) {
+	src, err := fs.ReadFile(templates.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := template.New(path.Base(name)).Delims(templates.LeftDelim, templates.RightDelim).Option("missingkey=error").Parse(string(src))
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", name, err)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, d); err != nil {
+		return nil, fmt.Errorf("template %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// PackageDir is the better-supabase package inside a checkout.
+const PackageDir = "packages/better-supabase"
+
+// FindCheckout looks for a better-supabase checkout at dir or above it:
+// a folder holding packages/better-supabase/package.json whose name is
+// "better-supabase". It returns the checkout's top folder.
+func FindCheckout(dir string) (string, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		if isCheckout(abs) {
+			return abs, true
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", false
+		}
+		abs = parent
+	}
+}
+
+func isCheckout(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PackageDir), "package.json"))
+	if err != nil {
+		return false
+	}
+	name, err := topLevelString(b, "name")
+	return err == nil && name == "better-supabase"
+}
