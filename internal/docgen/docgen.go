@@ -328,3 +328,51 @@ func Completions(root *cobra.Command) (Files, error) {
 	}
 	return out, nil
 }
+
+// Markers around the generated man page list in .goreleaser.yaml. The
+// Homebrew cask must name every man page; the list changes with the
+// commands, so docgen writes it and the drift test checks it.
+const (
+	BeginManList = "# BEGIN manpages (docgen)"
+	EndManList   = "# END manpages (docgen)"
+)
+
+// ManList returns the YAML list items naming every man page as it sits
+// in the release archive ("- manpages/bsadapter.1").
+func ManList(root *cobra.Command) []string {
+	var out []string
+	for _, c := range documented(root) {
+		out = append(out, "- manpages/"+ManName(c))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReplaceBetween replaces the lines between the begin and end marker
+// lines of content with lines, indented like the begin marker.
+func ReplaceBetween(content []byte, begin, end string, lines []string) ([]byte, error) {
+	text := string(content)
+	bi := strings.Index(text, begin)
+	if bi < 0 {
+		return nil, fmt.Errorf("marker %q not found", begin)
+	}
+	ei := strings.Index(text[bi:], end)
+	if ei < 0 {
+		return nil, fmt.Errorf("marker %q not found after %q", end, begin)
+	}
+	ei += bi
+	lineStart := strings.LastIndex(text[:bi], "\n") + 1
+	indent := text[lineStart:bi]
+	if strings.TrimSpace(indent) != "" {
+		return nil, fmt.Errorf("marker %q must start its line", begin)
+	}
+	endLineStart := strings.LastIndex(text[:ei], "\n") + 1
+	var b strings.Builder
+	b.WriteString(text[:bi+len(begin)])
+	b.WriteString("\n")
+	for _, l := range lines {
+		b.WriteString(indent + l + "\n")
+	}
+	b.WriteString(text[endLineStart:])
+	return []byte(b.String()), nil
+}

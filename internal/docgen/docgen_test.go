@@ -212,3 +212,37 @@ func TestRoffEscaping(t *testing.T) {
 		}
 	}
 }
+
+// TestGoreleaserManListMatchesCode: the Homebrew cask installs exactly the
+// man pages the release archives hold.
+func TestGoreleaserManListMatchesCode(t *testing.T) {
+	path := filepath.Join(testenv.RepoRoot(t), ".goreleaser.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReplaceBetween(data, BeginManList, EndManList, ManList(Root()))
+	if err != nil {
+		t.Fatalf(".goreleaser.yaml: %v", err)
+	}
+	if !bytes.Equal(want, data) {
+		t.Fatalf(".goreleaser.yaml: the cask's man page list drifted from the commands; regenerate with: go run ./internal/cmd/docgen")
+	}
+}
+
+func TestReplaceBetween(t *testing.T) {
+	in := "a:\n  list:\n    # B\n    - old\n    # E\nz: 1\n"
+	got, err := ReplaceBetween([]byte(in), "# B", "# E", []string{"- x", "- y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a:\n  list:\n    # B\n    - x\n    - y\n    # E\nz: 1\n"; string(got) != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if _, err := ReplaceBetween([]byte("no markers"), "# B", "# E", nil); err == nil {
+		t.Fatal("missing markers were not reported")
+	}
+	if _, err := ReplaceBetween([]byte("x # B\n# E\n"), "# B", "# E", nil); err == nil {
+		t.Fatal("a marker in the middle of a line was accepted")
+	}
+}

@@ -48,10 +48,12 @@ type goreleaserConfig struct {
 			Glob string `yaml:"glob"`
 		} `yaml:"extra_files"`
 	} `yaml:"release"`
-	Brews []struct {
-		SkipUpload string `yaml:"skip_upload"`
-		Install    string `yaml:"install"`
-	} `yaml:"brews"`
+	Casks []struct {
+		SkipUpload  string            `yaml:"skip_upload"`
+		Binaries    []string          `yaml:"binaries"`
+		Completions map[string]string `yaml:"completions"`
+		Manpages    []string          `yaml:"manpages"`
+	} `yaml:"homebrew_casks"`
 }
 
 func loadGoreleaser(t *testing.T) goreleaserConfig {
@@ -148,8 +150,16 @@ func TestGoreleaserMatchesInstallScript(t *testing.T) {
 	if len(c.Release.ExtraFiles) == 0 || c.Release.ExtraFiles[0].Glob != "./install.sh" {
 		t.Errorf("the release does not publish install.sh, which the README downloads from the release")
 	}
-	if len(c.Brews) != 1 || c.Brews[0].SkipUpload != "auto" || !strings.Contains(c.Brews[0].Install, `bin.install "bsadapter"`) {
-		t.Errorf("the Homebrew formula is missing, or publishes pre-releases")
+	if len(c.Casks) != 1 || c.Casks[0].SkipUpload != "auto" || !slices.Equal(c.Casks[0].Binaries, []string{"bsadapter"}) {
+		t.Fatalf("the Homebrew cask is missing, does not install bsadapter, or publishes pre-releases")
+	}
+	for shell, file := range c.Casks[0].Completions {
+		if !slices.Contains(ArchiveFiles, file) {
+			t.Errorf("the cask installs %s completions from %s, which the archives do not hold", shell, file)
+		}
+	}
+	if !slices.Contains(c.Casks[0].Manpages, "manpages/bsadapter.1") {
+		t.Errorf("the cask does not install the man pages")
 	}
 }
 

@@ -1,13 +1,14 @@
 // Command docgen regenerates bsadapter's reference documentation from its
 // cobra command tree. Run it from the repository root:
 //
-//	go run ./internal/cmd/docgen                 # rewrite docs/commands/*.md
+//	go run ./internal/cmd/docgen                 # rewrite docs/commands/*.md and the man page list in .goreleaser.yaml
 //	go run ./internal/cmd/docgen -check          # report drift, exit 1 if any
 //	go run ./internal/cmd/docgen -md= -man build/man -completions build/completions \
 //	    -version 1.2.0 -date 2026-11-30T00:00:00Z # what the release build runs
 //
-// The Markdown pages are committed (a test fails when they drift); the man
-// pages and completion scripts are built for the release archives only.
+// The Markdown pages and the list of man pages in .goreleaser.yaml are
+// committed (a test fails when they drift); the man pages and completion
+// scripts themselves are built for the release archives only.
 package main
 
 import (
@@ -46,6 +47,7 @@ func (e driftError) Error() string {
 func run(args []string, stdout io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("docgen", flag.ContinueOnError)
 	md := fs.String("md", "docs/commands", "folder for the Markdown pages (empty: skip)")
+	goreleaser := fs.String("goreleaser", ".goreleaser.yaml", "GoReleaser config whose man page list to update (empty: skip)")
 	man := fs.String("man", "", "folder for the man pages (empty: skip)")
 	comp := fs.String("completions", "", "folder for the shell completion scripts (empty: skip)")
 	check := fs.Bool("check", false, "compare the Markdown pages with the code instead of writing them")
@@ -82,6 +84,26 @@ func run(args []string, stdout io.Writer, getenv func(string) string) error {
 				return err
 			}
 			fmt.Fprintf(stdout, "%s: wrote %d pages\n", *md, len(pages))
+		}
+	}
+	if *goreleaser != "" && *md != "" {
+		old, err := os.ReadFile(*goreleaser)
+		if err != nil {
+			return err
+		}
+		updated, err := docgen.ReplaceBetween(old, docgen.BeginManList, docgen.EndManList, docgen.ManList(root))
+		if err != nil {
+			return fmt.Errorf("%s: %w", *goreleaser, err)
+		}
+		switch {
+		case string(updated) == string(old):
+		case *check:
+			return driftError{[]string{*goreleaser + ": the man page list of the Homebrew cask is out of date"}}
+		default:
+			if err := os.WriteFile(*goreleaser, updated, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s: updated the man page list\n", *goreleaser)
 		}
 	}
 	if *man != "" {
