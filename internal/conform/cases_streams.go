@@ -807,8 +807,9 @@ func ttlCases() []Case {
 }
 
 func ownerCases() []Case {
-	// setup opens a stream owned by a fresh user with two chunks.
-	setup := func(ctx context.Context, s *Subject) (StreamCallers, string, string, error) {
+	// setup opens a stream owned by a fresh user with two chunks, closed
+	// when the case reads it (a live read ends only at close).
+	setup := func(ctx context.Context, s *Subject, closed bool) (StreamCallers, string, string, error) {
 		cl, err := needCallers(s)
 		if err != nil {
 			return nil, "", "", err
@@ -821,15 +822,20 @@ func ownerCases() []Case {
 		if _, err := appendOK(ctx, s.Streams, id, 0, "secret-0", "secret-1"); err != nil {
 			return nil, "", "", err
 		}
+		if closed {
+			if _, err := s.Streams.Close(ctx, id); err != nil {
+				return nil, "", "", op("close", err)
+			}
+		}
 		return cl, owner, id, nil
 	}
 	invisible := func(ctx context.Context, v StreamView, id, who string) error {
 		var c checks
-		pg, err := v.ReadPage(ctx, id, 0, 100)
+		got, err := v.ReadAll(ctx, id, 0)
 		if err != nil {
 			return op("read as "+who, err)
 		}
-		c.eq("read as "+who, pg, Page{Chunks: []string{}, Next: 0, Done: true})
+		c.eq("chunks read as "+who, got, []string{})
 		st, err := v.Status(ctx, id)
 		if err != nil {
 			return op("status as "+who, err)
@@ -839,40 +845,40 @@ func ownerCases() []Case {
 	}
 	return []Case{
 		{ID: "streams/owner-sees-own", Rule: "the owner reads its own stream's chunks and status", Run: func(ctx context.Context, s *Subject) error {
-			cl, owner, id, err := setup(ctx, s)
+			cl, owner, id, err := setup(ctx, s, true)
 			if err != nil {
 				return err
 			}
 			v := cl.As(User(owner))
 			var c checks
-			pg, err := v.ReadPage(ctx, id, 0, 100)
+			got, err := v.ReadAll(ctx, id, 0)
 			if err != nil {
 				return op("read as the owner", err)
 			}
-			c.eq("read as the owner", pg, Page{Found: true, Chunks: []string{"secret-0", "secret-1"}, Next: 2})
+			c.eq("chunks read as the owner", got, []string{"secret-0", "secret-1"})
 			st, err := v.Status(ctx, id)
 			if err != nil {
 				return op("status as the owner", err)
 			}
-			c.eq("status as the owner", st, &StreamStatus{Next: 2})
+			c.eq("status as the owner", st, &StreamStatus{Next: 2, Closed: true})
 			return c.err()
 		}},
 		{ID: "streams/stranger-sees-nothing", Rule: "another authenticated user neither reads nor sees the status of a stream it does not own", Run: func(ctx context.Context, s *Subject) error {
-			cl, _, id, err := setup(ctx, s)
+			cl, _, id, err := setup(ctx, s, true)
 			if err != nil {
 				return err
 			}
 			return invisible(ctx, cl.As(User(s.UUID())), id, "another user")
 		}},
 		{ID: "streams/anon-sees-nothing", Rule: "anon neither reads nor sees the status of any stream", Run: func(ctx context.Context, s *Subject) error {
-			cl, _, id, err := setup(ctx, s)
+			cl, _, id, err := setup(ctx, s, true)
 			if err != nil {
 				return err
 			}
 			return invisible(ctx, cl.As(Anon), id, "anon")
 		}},
 		{ID: "streams/owner-may-cancel", Rule: "the owner may cancel its stream, and the writer sees the flag", Run: func(ctx context.Context, s *Subject) error {
-			cl, owner, id, err := setup(ctx, s)
+			cl, owner, id, err := setup(ctx, s, false)
 			if err != nil {
 				return err
 			}
@@ -890,7 +896,7 @@ func ownerCases() []Case {
 			return c.err()
 		}},
 		{ID: "streams/stranger-may-not-cancel", Rule: "another user's or anon's cancel returns false (or is refused) and leaves the stream running", Run: func(ctx context.Context, s *Subject) error {
-			cl, _, id, err := setup(ctx, s)
+			cl, _, id, err := setup(ctx, s, false)
 			if err != nil {
 				return err
 			}
@@ -910,7 +916,7 @@ func ownerCases() []Case {
 			return c.err()
 		}},
 		{ID: "streams/only-service-writes", Rule: "neither the owner nor anon can append; only the service role writes", Run: func(ctx context.Context, s *Subject) error {
-			cl, owner, id, err := setup(ctx, s)
+			cl, owner, id, err := setup(ctx, s, false)
 			if err != nil {
 				return err
 			}

@@ -273,8 +273,11 @@ type memView struct {
 	c Caller
 }
 
-func (v memView) ReadPage(_ context.Context, id string, from, limit int) (Page, error) {
-	return v.m.readPage(v.c, id, from, limit), nil
+func (v memView) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+	if v.m.status(v.c, id) == nil {
+		return []string{}, nil
+	}
+	return v.m.ReadAll(ctx, id, from)
 }
 
 func (v memView) Status(_ context.Context, id string) (*StreamStatus, error) {

@@ -132,10 +132,11 @@ func User(sub string) Caller { return Caller{Role: RoleAuthenticated, Sub: sub} 
 var Anon = Caller{Role: RoleAnon}
 
 // StreamView is what a caller other than the service role may do with
-// streams: read what row-level security lets it see, and cancel what it
-// owns. Append exists to prove that such callers cannot write.
+// streams: read what row-level security lets it see (a stream it may not
+// see reads as a missing one), and cancel what it owns. Append exists to
+// prove that such callers cannot write.
 type StreamView interface {
-	ReadPage(ctx context.Context, id string, from, max int) (Page, error)
+	ReadAll(ctx context.Context, id string, from int) ([]string, error)
 	Status(ctx context.Context, id string) (*StreamStatus, error)
 	Cancel(ctx context.Context, id string) (bool, error)
 	Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error)

@@ -1,0 +1,309 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+)
+
+// MethodCallers is the optional bridge method by which a StreamStore
+// bridge says it takes the caller's identity: requests may then carry
+// "caller": {"role": "authenticated", "sub": "<uuid>"} or {"role": "anon"},
+// and the bridge answers as row-level security would for that caller.
+// A bridge without it is not checked for owner visibility.
+const MethodCallers = "streamStore.callers"
+
+// bridgeStore runs the suites against an adapter's own store over the
+// bridge protocol. One bridge process serves the whole run; subjects are
+// fresh ids on it.
+type bridgeStore struct {
+	c       *bridge.Client
+	name    string
+	callers bool
+	n       atomic.Int64
+}
+
+// NewBridgeStore starts the bridge opts describes and returns a store
+// that drives its StreamStore and run-registry methods. Suites the bridge
+// does not declare in its capabilities are reported as skipped.
+func NewBridgeStore(ctx context.Context, opts bridge.Options) (Store, error) {
+	if opts.Jobs == 0 {
+		// Live reads hold a request open until their stream closes; leave
+		// room for the appends and closes they wait for.
+		opts.Jobs = 256
+	}
+	c, err := bridge.Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	b := &bridgeStore{c: c, name: "bridge: " + strings.Join(opts.Command, " ")}
+	if a := c.Adapter(); a.Name != "" {
+		b.name = "bridge: " + a.Name
+	}
+	if c.Capabilities().StreamStore {
+		var res struct {
+			Supported bool `json:"supported"`
+		}
+		err := c.Call(ctx, MethodCallers, map[string]any{}, &res)
+		var rpc *bridge.RPCError
+		switch {
+		case err == nil:
+			b.callers = res.Supported
+		case errors.As(err, &rpc):
+			b.callers = false
+		default:
+			c.Close()
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (b *bridgeStore) Name() string { return b.name }
+
+// Client returns the bridge client, for callers that need its stderr.
+func (b *bridgeStore) Client() *bridge.Client { return b.c }
+
+func (b *bridgeStore) Supports(suite string) error {
+	caps := b.c.Capabilities()
+	switch suite {
+	case SuiteStreams:
+		if !caps.StreamStore {
+			return errors.New("the bridge does not declare capabilities.streamStore")
+		}
+	case SuiteRegistry:
+		if !caps.RunRegistry {
+			return errors.New("the bridge does not declare capabilities.runRegistry")
+		}
+	case SuiteChat:
+		return errors.New("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
+	}
+	return nil
+}
+
+func (b *bridgeStore) NewSubject(_ context.Context, c *Case) (*Subject, func(), error) {
+	s := &Subject{Prefix: fmt.Sprintf("conform-%s-%d", newUUID()[:8], b.n.Add(1))}
+	switch c.Suite {
+	case SuiteStreams:
+		if b.callers {
+			s.Streams = bridgeCallerStreams{bridgeStreams{b.c, nil}}
+		} else {
+			s.Streams = bridgeStreams{b.c, nil}
+		}
+	case SuiteRegistry:
+		s.Registry = bridgeRegistry{b.c}
+	}
+	return s, func() {}, nil
+}
+
+func (b *bridgeStore) Close() error { return b.c.Close() }
+
+// call maps the bridge's answer onto the contract's errors.
+func call(ctx context.Context, c *bridge.Client, method string, params, result any) error {
+	return mapBridgeErr(c.Call(ctx, method, params, result))
+}
+
+func mapBridgeErr(err error) error {
+	var rpc *bridge.RPCError
+	if errors.As(err, &rpc) {
+		return &StoreError{Hint: rpc.Hint(), Message: rpc.Error()}
+	}
+	return err
+}
+
+type bridgeStreams struct {
+	c      *bridge.Client
+	caller *Caller
+}
+
+// bridgeCallerStreams is a bridgeStreams whose bridge takes callers.
+type bridgeCallerStreams struct{ bridgeStreams }
+
+func (b bridgeCallerStreams) As(c Caller) StreamView {
+	return bridgeStreams{b.c, &c}
+}
+
+func (b bridgeStreams) params(p map[string]any) map[string]any {
+	if b.caller != nil {
+		p["caller"] = b.caller
+	}
+	return p
+}
+
+func (b bridgeStreams) Open(ctx context.Context, id string, o OpenOptions) (bool, error) {
+	opts := map[string]any{}
+	if o.Owner != "" {
+		opts["owner"] = o.Owner
+	}
+	if o.Tenant != "" {
+		opts["tenant"] = o.Tenant
+	}
+	if o.Kind != "" {
+		opts["kind"] = o.Kind
+	}
+	if o.TTL > 0 {
+		opts["ttlSeconds"] = int64(o.TTL / time.Second)
+	}
+	var res struct {
+		Created bool `json:"created"`
+	}
+	err := call(ctx, b.c, "streamStore.open", map[string]any{"id": id, "options": opts}, &res)
+	return res.Created, err
+}
+
+func (b bridgeStreams) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
+	if chunks == nil {
+		chunks = []string{}
+	}
+	var res AppendResult
+	err := call(ctx, b.c, "streamStore.append", b.params(map[string]any{"id": id, "fromIdx": from, "chunks": chunks}), &res)
+	return res, err
+}
+
+func (b bridgeStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+	wait := DefaultTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl) - 100*time.Millisecond
+	}
+	wait = max(wait, 10*time.Millisecond)
+	var res struct {
+		Chunks []string `json:"chunks"`
+	}
+	err := mapBridgeErr(b.c.CallTimeout(ctx, wait+time.Second, "streamStore.read",
+		b.params(map[string]any{"id": id, "fromIdx": from, "timeoutMs": wait.Milliseconds()}), &res))
+	if err == nil && res.Chunks == nil {
+		res.Chunks = []string{}
+	}
+	return res.Chunks, err
+}
+
+func (b bridgeStreams) Status(ctx context.Context, id string) (*StreamStatus, error) {
+	var res struct {
+		Status *StreamStatus `json:"status"`
+	}
+	err := call(ctx, b.c, "streamStore.status", b.params(map[string]any{"id": id}), &res)
+	return res.Status, err
+}
+
+func (b bridgeStreams) IsCancelled(ctx context.Context, id string) (bool, error) {
+	var res struct {
+		Cancelled bool `json:"cancelled"`
+	}
+	err := call(ctx, b.c, "streamStore.isCancelled", b.params(map[string]any{"id": id}), &res)
+	return res.Cancelled, err
+}
+
+func (b bridgeStreams) Close(ctx context.Context, id string) (bool, error) {
+	var res struct {
+		Closed bool `json:"closed"`
+	}
+	err := call(ctx, b.c, "streamStore.close", b.params(map[string]any{"id": id}), &res)
+	return res.Closed, err
+}
+
+func (b bridgeStreams) Cancel(ctx context.Context, id string) (bool, error) {
+	var res struct {
+		Cancelled bool `json:"cancelled"`
+	}
+	err := call(ctx, b.c, "streamStore.cancel", b.params(map[string]any{"id": id}), &res)
+	return res.Cancelled, err
+}
+
+func (b bridgeStreams) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
+	p := map[string]any{}
+	if olderThan > 0 {
+		p["olderThanSeconds"] = int64(olderThan / time.Second)
+	}
+	var res struct {
+		Purged int `json:"purged"`
+	}
+	err := call(ctx, b.c, "streamStore.purge", p, &res)
+	return res.Purged, err
+}
+
+type bridgeRegistry struct{ c *bridge.Client }
+
+// decodeRun decodes a run from raw JSON with plain float64 numbers, as
+// the other stores produce them.
+func decodeRun(raw json.RawMessage) (*WorkflowRun, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var r WorkflowRun
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("the bridge answered with a run that does not decode: %w", err)
+	}
+	if r.Attributes == nil {
+		r.Attributes = map[string]any{}
+	}
+	return &r, nil
+}
+
+func (b bridgeRegistry) Record(ctx context.Context, r RunRecord) (string, error) {
+	var res struct {
+		ID string `json:"id"`
+	}
+	err := call(ctx, b.c, "runRegistry.record", map[string]any{"run": r}, &res)
+	return res.ID, err
+}
+
+func (b bridgeRegistry) Get(ctx context.Context, ref string) (*WorkflowRun, error) {
+	var res struct {
+		Run json.RawMessage `json:"run"`
+	}
+	if err := call(ctx, b.c, "runRegistry.get", map[string]any{"run": ref}, &res); err != nil {
+		return nil, err
+	}
+	return decodeRun(res.Run)
+}
+
+func (b bridgeRegistry) List(ctx context.Context, f RunFilter) ([]WorkflowRun, error) {
+	var res struct {
+		Runs []json.RawMessage `json:"runs"`
+	}
+	if err := call(ctx, b.c, "runRegistry.list", f, &res); err != nil {
+		return nil, err
+	}
+	out := []WorkflowRun{}
+	for _, raw := range res.Runs {
+		r, err := decodeRun(raw)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	return out, nil
+}
+
+func (b bridgeRegistry) RequestCancel(ctx context.Context, ref string) (*WorkflowRun, error) {
+	var res struct {
+		Run json.RawMessage `json:"run"`
+	}
+	if err := call(ctx, b.c, "runRegistry.requestCancel", map[string]any{"run": ref}, &res); err != nil {
+		return nil, err
+	}
+	return decodeRun(res.Run)
+}
+
+func (b bridgeRegistry) Purge(ctx context.Context, olderThan time.Duration, batch int) (int, error) {
+	p := map[string]any{}
+	if olderThan > 0 {
+		p["olderThanSeconds"] = int64(olderThan / time.Second)
+	}
+	if batch > 0 {
+		p["batch"] = batch
+	}
+	var res struct {
+		Purged int `json:"purged"`
+	}
+	err := call(ctx, b.c, "runRegistry.purge", p, &res)
+	return res.Purged, err
+}
