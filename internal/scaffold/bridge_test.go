@@ -1,0 +1,481 @@
+package scaffold_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/config"
+	"github.com/bsadapter/bsadapter/internal/scaffold"
+	"github.com/bsadapter/bsadapter/internal/testenv"
+	"github.com/bsadapter/bsadapter/schemas"
+)
+
+// scaffoldInto renders and writes an adapter into a fresh temp folder.
+func scaffoldInto(t *testing.T, o scaffold.Options) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), o.Name)
+	o.Dir = dir
+	if o.Placement == "" {
+		o.Placement = scaffold.PlacementPackage
+	}
+	plan, err := scaffold.Render(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scaffold.Write(plan, false); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// startBridge starts the generated bridge with the tsx of tools/node, as
+// its bsadapter.json says but without an npm install: the bridge's
+// runtime path needs nothing beyond Node itself.
+func startBridge(t *testing.T, dir string) *bridge.Client {
+	t.Helper()
+	tsx := testenv.NodeBin(t, "tsx")
+	cfg, err := config.Load(filepath.Join(dir, config.FileName))
+	if err != nil {
+		t.Fatalf("the generated bsadapter.json does not load: %v", err)
+	}
+	if got := strings.Join(cfg.Bridge.Command, " "); got != "npx tsx bsadapter.bridge.ts" {
+		t.Fatalf("bridge command = %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	c, err := bridge.Start(ctx, bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Jobs: 64, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("start bridge: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func loadMessages(t *testing.T, path string) []json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(data, &arr) == nil {
+		return arr
+	}
+	return []json.RawMessage{data}
+}
+
+// roundTrip converts native, validates it against ai-message-v1,
+// converts it back and again, and compares the parts.
+func roundTrip(t *testing.T, c *bridge.Client, where string, native json.RawMessage) map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	schema, err := schemas.Compile(schemas.AiMessageV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first struct{ Message json.RawMessage }
+	if err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": native}, &first); err != nil {
+		t.Errorf("%s: fromSdk: %v", where, err)
+		return nil
+	}
+	msg, err := jsonValue(first.Message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(msg); err != nil {
+		t.Errorf("%s: the canonical message is not valid ai-message-v1: %v\n%s", where, err, first.Message)
+		return nil
+	}
+	var back struct{ Native json.RawMessage }
+	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": first.Message}, &back); err != nil {
+		t.Errorf("%s: toSdk: %v", where, err)
+		return nil
+	}
+	var second struct{ Message json.RawMessage }
+	if err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": back.Native}, &second); err != nil {
+		t.Errorf("%s: fromSdk of the round trip: %v", where, err)
+		return nil
+	}
+	m1, m2 := msg.(map[string]any), mustValue(t, second.Message).(map[string]any)
+	if !reflect.DeepEqual(m1["parts"], m2["parts"]) {
+		t.Errorf("%s: the round trip changed the parts:\nfirst  %v\nsecond %v", where, m1["parts"], m2["parts"])
+	}
+	return m1
+}
+
+// norm re-decodes v with plain float64 numbers (the bridge client keeps
+// json.Number), so results compare with reflect.DeepEqual.
+func norm[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func jsonValue(raw json.RawMessage) (any, error) {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+func mustValue(t *testing.T, raw json.RawMessage) any {
+	v, err := jsonValue(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The LangChain preset converts every message of the shared LangChain
+// corpus (the JS forms and the Python-only ones), and its own fixtures.
+func TestLangChainBridgeOverCorpus(t *testing.T) {
+	corpus := filepath.Join(testenv.Corpus(t), "langchain")
+	dir := scaffoldInto(t, scaffold.Options{Name: "langchain"})
+	c := startBridge(t, dir)
+	if a := c.Adapter(); a.Name != "langchain" || a.Format != "langchain-v1" || a.SDK != "@langchain/core" {
+		t.Errorf("initialize reported %+v", a)
+	}
+	if caps := c.Capabilities(); !caps.Converter || !caps.StreamStore || !caps.RunRegistry {
+		t.Errorf("capabilities %+v: want all three", caps)
+	}
+	files, _ := filepath.Glob(filepath.Join(corpus, "*.json"))
+	own, _ := filepath.Glob(filepath.Join(dir, "fixtures", "*.json"))
+	if len(files) < 15 || len(own) == 0 {
+		t.Fatalf("corpus has %d files, fixtures %d", len(files), len(own))
+	}
+	roles := map[string]int{}
+	partTypes := map[string]int{}
+	for _, f := range append(files, own...) {
+		for i, native := range loadMessages(t, f) {
+			m := roundTrip(t, c, fmt.Sprintf("%s[%d]", filepath.Base(f), i), native)
+			if m == nil {
+				continue
+			}
+			roles[m["role"].(string)]++
+			for _, p := range m["parts"].([]any) {
+				partTypes[p.(map[string]any)["type"].(string)]++
+			}
+		}
+	}
+	for _, r := range []string{"user", "assistant", "tool", "system"} {
+		if roles[r] == 0 {
+			t.Errorf("no %s message among the converted ones: %v", r, roles)
+		}
+	}
+	for _, p := range []string{"text", "reasoning", "tool-call", "tool-result", "data"} {
+		if partTypes[p] == 0 {
+			t.Errorf("no %s part among the converted ones: %v", p, partTypes)
+		}
+	}
+}
+
+// Specific mappings of the LangChain preset, checked field by field.
+func TestLangChainMappings(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "langchain"})
+	c := startBridge(t, dir)
+	ctx := context.Background()
+	from := func(native string) map[string]any {
+		var res struct{ Message map[string]any }
+		if err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": json.RawMessage(native)}, &res); err != nil {
+			t.Fatalf("fromSdk %s: %v", native, err)
+		}
+		return norm(res.Message)
+	}
+	m := from(`{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"id":"a1","content":"hi","tool_calls":[{"name":"f","args":{"x":1},"id":"c1","type":"tool_call"}],"invalid_tool_calls":[]}}`)
+	parts := m["parts"].([]any)
+	if m["role"] != "assistant" || m["id"] != "a1" || len(parts) != 2 {
+		t.Fatalf("AI message: %v", m)
+	}
+	if p := parts[1].(map[string]any); p["type"] != "tool-call" || p["toolCallId"] != "c1" || p["toolName"] != "f" || !reflect.DeepEqual(p["input"], map[string]any{"x": 1.0}) {
+		t.Errorf("tool call part: %v", p)
+	}
+	m = from(`{"type":"tool","data":{"content":"boom","tool_call_id":"c1","name":"f","status":"error"}}`)
+	if p := m["parts"].([]any)[0].(map[string]any); m["role"] != "tool" || p["type"] != "tool-result" || p["isError"] != true || p["output"] != "boom" {
+		t.Errorf("tool message: %v", m)
+	}
+	if id, _ := m["id"].(string); id == "" {
+		t.Errorf("a message without an id got no id: %v", m)
+	}
+	// The id generated for a message without one does not leak back.
+	var back struct{ Native map[string]any }
+	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": m}, &back); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := back.Native["data"].(map[string]any)["id"]; has || back.Native["type"] != "tool" {
+		t.Errorf("toSdk of a dict-form message: %v", back.Native)
+	}
+	// A message from elsewhere comes back in the JS constructor form.
+	back.Native = nil
+	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": map[string]any{"id": "u1", "role": "user", "parts": []any{map[string]any{"type": "text", "text": "yo"}}}}, &back); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"lc": 1.0, "type": "constructor", "id": []any{"langchain_core", "messages", "HumanMessage"}, "kwargs": map[string]any{"content": "yo", "id": "u1"}}
+	if back.Native = norm(back.Native); !reflect.DeepEqual(back.Native, want) {
+		t.Errorf("toSdk of a canonical user message:\n got %v\nwant %v", back.Native, want)
+	}
+	// Unknown content blocks and parts are refused, not dropped (rule 5).
+	for _, bad := range []string{
+		`{"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":[{"type":"hologram"}]}}`,
+		`{"lc":1,"type":"constructor","id":["langchain_core","messages","FancyMessage"],"kwargs":{"content":"x"}}`,
+		`{"type":"ai","data":{"content":"x","tool_calls":[{"name":"f","args":{},"type":"server_tool_call"}]}}`,
+		`"just a string"`,
+	} {
+		err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": json.RawMessage(bad)}, nil)
+		var rpc *bridge.RPCError
+		if !errors.As(err, &rpc) || rpc.Code != bridge.CodeAdapter {
+			t.Errorf("fromSdk %s: want an adapter error, got %v", bad, err)
+		}
+	}
+	err := c.Call(ctx, "converter.toSdk", map[string]any{"message": map[string]any{"id": "u1", "role": "user", "parts": []any{map[string]any{"type": "step", "boundary": "start"}}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "step") {
+		t.Errorf("toSdk of a step part: want a refusal naming it, got %v", err)
+	}
+}
+
+// The generic preset maps text, refuses anything else and passes its own
+// fixtures.
+func TestGenericBridge(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: []string{"chat"}})
+	c := startBridge(t, dir)
+	if caps := c.Capabilities(); !caps.Converter || caps.StreamStore || caps.RunRegistry {
+		t.Errorf("capabilities %+v: want the converter only", caps)
+	}
+	own, _ := filepath.Glob(filepath.Join(dir, "fixtures", "*.json"))
+	for _, f := range own {
+		for i, native := range loadMessages(t, f) {
+			roundTrip(t, c, fmt.Sprintf("%s[%d]", filepath.Base(f), i), native)
+		}
+	}
+	err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": map[string]any{"id": "x", "role": "user", "content": []any{map[string]any{"type": "image", "url": "u"}}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), `unknown SDK part kind "image"`) {
+		t.Errorf("unknown part: %v", err)
+	}
+	err = c.Call(context.Background(), "streamStore.open", map[string]any{"id": "s"}, nil)
+	var rpc *bridge.RPCError
+	if !errors.As(err, &rpc) || rpc.Code != bridge.CodeMethodNotFound {
+		// The client may refuse it itself since the capability is off.
+		if err == nil {
+			t.Errorf("streamStore.open on a converter-only bridge succeeded")
+		}
+	}
+}
+
+func hint(err error) string {
+	var rpc *bridge.RPCError
+	if errors.As(err, &rpc) {
+		return rpc.Hint()
+	}
+	return ""
+}
+
+// The generated in-memory StreamStore, over the bridge, keeps the
+// contract of section 3.
+func TestBridgeStreamStore(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: []string{"streams"}})
+	c := startBridge(t, dir)
+	ctx := context.Background()
+	call := func(method string, params map[string]any) (map[string]any, error) {
+		var res map[string]any
+		err := c.Call(ctx, method, params, &res)
+		return norm(res), err
+	}
+	must := func(method string, params map[string]any) map[string]any {
+		t.Helper()
+		res, err := call(method, params)
+		if err != nil {
+			t.Fatalf("%s %v: %v", method, params, err)
+		}
+		return res
+	}
+	if r := must("streamStore.open", map[string]any{"id": "s1"}); r["created"] != true {
+		t.Errorf("first open: %v", r)
+	}
+	if r := must("streamStore.open", map[string]any{"id": "s1"}); r["created"] != false {
+		t.Errorf("second open: %v", r)
+	}
+	// A live read started before the appends sees them and ends at close.
+	var wg sync.WaitGroup
+	var live map[string]any
+	var liveErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		live, liveErr = call("streamStore.read", map[string]any{"id": "s1", "fromIdx": 0, "timeoutMs": 10000})
+	}()
+	if r := must("streamStore.append", map[string]any{"id": "s1", "fromIdx": 0, "chunks": []string{"a", "b"}}); r["next"] != 2.0 {
+		t.Errorf("append: %v", r)
+	}
+	if r := must("streamStore.append", map[string]any{"id": "s1", "fromIdx": 0, "chunks": []string{"X", "Y", "c"}}); r["next"] != 3.0 || r["cancelled"] != false {
+		t.Errorf("retried append: %v", r)
+	}
+	if _, err := call("streamStore.append", map[string]any{"id": "s1", "fromIdx": 5, "chunks": []string{"f"}}); hint(err) != "STREAM_GAP" {
+		t.Errorf("append at 5: want STREAM_GAP, got %v", err)
+	}
+	if _, err := call("streamStore.append", map[string]any{"id": "s1", "fromIdx": -1, "chunks": []string{"f"}}); hint(err) != "STREAM_GAP" {
+		t.Errorf("append at -1: want STREAM_GAP, got %v", err)
+	}
+	if r := must("streamStore.close", map[string]any{"id": "s1"}); r["closed"] != true {
+		t.Errorf("close: %v", r)
+	}
+	wg.Wait()
+	if liveErr != nil || !reflect.DeepEqual(live["chunks"], []any{"a", "b", "c"}) {
+		t.Errorf("live read: %v %v", live, liveErr)
+	}
+	if r := must("streamStore.status", map[string]any{"id": "s1"}); !reflect.DeepEqual(r["status"], map[string]any{"next": 3.0, "closed": true, "cancelled": false}) {
+		t.Errorf("status: %v", r)
+	}
+	if _, err := call("streamStore.append", map[string]any{"id": "s1", "fromIdx": 3, "chunks": []string{"d"}}); hint(err) != "STREAM_CLOSED" {
+		t.Errorf("append after close: want STREAM_CLOSED, got %v", err)
+	}
+	if r := must("streamStore.cancel", map[string]any{"id": "s1"}); r["cancelled"] != false {
+		t.Errorf("cancel after close: %v", r)
+	}
+	// Missing streams.
+	if _, err := call("streamStore.append", map[string]any{"id": "nope", "fromIdx": 0, "chunks": []string{}}); hint(err) != "STREAM_NOT_FOUND" {
+		t.Errorf("append to a missing stream: %v", err)
+	}
+	if r := must("streamStore.read", map[string]any{"id": "nope", "fromIdx": 0, "timeoutMs": 1000}); !reflect.DeepEqual(r["chunks"], []any{}) {
+		t.Errorf("read of a missing stream: %v", r)
+	}
+	if r := must("streamStore.status", map[string]any{"id": "nope"}); r["status"] != nil {
+		t.Errorf("status of a missing stream: %v", r)
+	}
+	// Cancel: flag set, appends still accepted and report it.
+	must("streamStore.open", map[string]any{"id": "s2"})
+	if r := must("streamStore.cancel", map[string]any{"id": "s2"}); r["cancelled"] != true {
+		t.Errorf("cancel: %v", r)
+	}
+	if r := must("streamStore.isCancelled", map[string]any{"id": "s2"}); r["cancelled"] != true {
+		t.Errorf("isCancelled: %v", r)
+	}
+	if r := must("streamStore.append", map[string]any{"id": "s2", "fromIdx": 0, "chunks": []string{"late"}}); r["cancelled"] != true || r["next"] != 1.0 {
+		t.Errorf("append after cancel: %v", r)
+	}
+	// A read of an open stream that never closes fails with READ_TIMEOUT.
+	if _, err := call("streamStore.read", map[string]any{"id": "s2", "fromIdx": 0, "timeoutMs": 200}); hint(err) != "READ_TIMEOUT" {
+		t.Errorf("read of an open stream: want READ_TIMEOUT, got %v", err)
+	}
+	if r := must("streamStore.purge", map[string]any{}); r["purged"] != 0.0 {
+		t.Errorf("purge: %v", r)
+	}
+	// Large and non-ASCII chunks come back byte for byte.
+	must("streamStore.open", map[string]any{"id": "s3"})
+	big := strings.Repeat("ü\n\"\\", 1<<18)
+	must("streamStore.append", map[string]any{"id": "s3", "fromIdx": 0, "chunks": []string{big, "°C — 🙂"}})
+	must("streamStore.close", map[string]any{"id": "s3"})
+	if r := must("streamStore.read", map[string]any{"id": "s3", "fromIdx": 0, "timeoutMs": 5000}); !reflect.DeepEqual(r["chunks"], []any{big, "°C — 🙂"}) {
+		t.Errorf("large read came back different")
+	}
+}
+
+// The generated in-memory run registry, over the bridge, keeps the
+// contract of section 5.
+func TestBridgeRunRegistry(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: []string{"workflows"}, Builder: true})
+	c := startBridge(t, dir)
+	ctx := context.Background()
+	record := func(run map[string]any) (string, error) {
+		var res struct{ ID string }
+		err := c.Call(ctx, "runRegistry.record", map[string]any{"run": run}, &res)
+		return res.ID, err
+	}
+	get := func(ref string) map[string]any {
+		var res struct{ Run map[string]any }
+		if err := c.Call(ctx, "runRegistry.get", map[string]any{"run": ref}, &res); err != nil {
+			t.Fatal(err)
+		}
+		return norm(res.Run)
+	}
+	completed := time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC).Format(time.RFC3339Nano)
+	id, err := record(map[string]any{"engine": "e", "externalId": "x1", "definition": "d", "status": "running", "tenant": "t1", "attributes": map[string]any{"a": 1}, "error": "boom", "completedAt": completed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := record(map[string]any{"engine": "e", "externalId": "x1", "definition": "d2", "status": "completed", "tenant": "t2", "attributes": map[string]any{"b": 2}})
+	if err != nil || id2 != id {
+		t.Fatalf("upsert returned %q, %v; want %q", id2, err, id)
+	}
+	r := get("x1")
+	if r["id"] != id || r["definition"] != "d2" || r["status"] != "completed" || r["tenant"] != "t1" || r["error"] != "boom" ||
+		!reflect.DeepEqual(r["attributes"], map[string]any{"a": 1.0, "b": 2.0}) {
+		t.Errorf("after upsert: %v", r)
+	}
+	if got, _ := time.Parse(time.RFC3339Nano, r["completedAt"].(string)); got.Format(time.RFC3339Nano) != completed {
+		t.Errorf("completedAt %v, want %s (microseconds kept)", r["completedAt"], completed)
+	}
+	if _, err := record(map[string]any{"engine": "e", "externalId": "x2", "definition": "d", "status": "paused"}); err == nil {
+		t.Errorf("status paused was accepted")
+	}
+	if get("x2") != nil {
+		t.Errorf("a refused run was stored")
+	}
+	long := strings.Repeat("é", 5000)
+	if _, err := record(map[string]any{"engine": "e", "externalId": "x3", "definition": "d", "status": "failed", "error": long}); err != nil {
+		t.Fatal(err)
+	}
+	if e := get("x3")["error"].(string); e != strings.Repeat("é", 4000) {
+		t.Errorf("error kept %d characters, want 4000", len([]rune(e)))
+	}
+	// Cancel requests keep the status and the first time; terminal runs are unchanged.
+	if _, err := record(map[string]any{"engine": "e", "externalId": "x4", "definition": "d", "status": "running"}); err != nil {
+		t.Fatal(err)
+	}
+	var c1, c2 struct{ Run map[string]any }
+	c.Call(ctx, "runRegistry.requestCancel", map[string]any{"run": "x4"}, &c1)
+	c.Call(ctx, "runRegistry.requestCancel", map[string]any{"run": "x4"}, &c2)
+	if c1.Run["status"] != "running" || c1.Run["cancelRequestedAt"] == nil || c1.Run["cancelRequestedAt"] != c2.Run["cancelRequestedAt"] {
+		t.Errorf("cancel requests: %v then %v", c1.Run, c2.Run)
+	}
+	var term struct{ Run map[string]any }
+	c.Call(ctx, "runRegistry.requestCancel", map[string]any{"run": "x3"}, &term)
+	if term.Run["cancelRequestedAt"] != nil {
+		t.Errorf("a failed run got a cancel request: %v", term.Run)
+	}
+	// List: newest first, limit and before page on even within one millisecond.
+	var made []string
+	for i := range 5 {
+		id, err := record(map[string]any{"engine": "e", "externalId": fmt.Sprintf("p%d", i), "definition": "d", "status": "queued", "tenant": "pager"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append([]string{id}, made...)
+	}
+	var page struct{ Runs []map[string]any }
+	c.Call(ctx, "runRegistry.list", map[string]any{"tenant": "pager", "limit": 2}, &page)
+	if len(page.Runs) != 2 || page.Runs[0]["id"] != made[0] || page.Runs[1]["id"] != made[1] {
+		t.Fatalf("first page: %v", page.Runs)
+	}
+	var page2 struct{ Runs []map[string]any }
+	c.Call(ctx, "runRegistry.list", map[string]any{"tenant": "pager", "limit": 2, "before": page.Runs[1]["createdAt"]}, &page2)
+	var got []string
+	for _, r := range page2.Runs {
+		got = append(got, r["id"].(string))
+	}
+	if !reflect.DeepEqual(got, made[2:4]) {
+		t.Errorf("second page %v, want %v", got, made[2:4])
+	}
+	var purge struct{ Purged int }
+	if err := c.Call(ctx, "runRegistry.purge", map[string]any{}, &purge); err != nil || purge.Purged != 0 {
+		t.Errorf("purge of young runs: %v %v", purge, err)
+	}
+	var missing struct{ Run any }
+	c.Call(ctx, "runRegistry.get", map[string]any{"run": "00000000-0000-0000-0000-000000000000"}, &missing)
+	if missing.Run != nil {
+		t.Errorf("get of an unknown id: %v", missing.Run)
+	}
+}
