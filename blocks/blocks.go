@@ -13,15 +13,23 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 //go:embed sql/*.sql
 var files embed.FS
 
-// FS returns the embedded SQL files (sql/<module>.sql).
-func FS() embed.FS { return files }
+// FS returns the embedded SQL files: sql/<module>.sql for each module and
+// sql/registry.sql, which runs before each of them.
+func FS() fs.FS { return files }
 
 // Module is one embedded SQL module.
 type Module struct {
@@ -31,19 +39,226 @@ type Module struct {
 	Version string `json:"version"`
 	// Requires names the modules that must be installed first.
 	Requires []string `json:"requires"`
-	// Functions lists the SQL functions the module defines, schema-qualified.
+	// Functions lists the public SQL functions the module defines,
+	// schema-qualified, in the order the SQL defines them.
 	Functions []string `json:"functions"`
 	// SQL is the module's SQL, without the registry bookkeeping.
 	SQL string `json:"-"`
 }
 
+// BaseModule is the module that provides the Supabase pieces (roles, auth
+// schema) on a database that is not a Supabase one.
+const BaseModule = "supabase-base"
+
+var (
+	modules  []Module
+	registry string
+	loadErr  error
+)
+
+func init() { modules, registry, loadErr = load(files) }
+
+var (
+	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires):[ \t]*(.*)$`)
+	funcRe   = regexp.MustCompile(`(?i)create\s+(?:or\s+replace\s+)?function\s+([a-z_]+)\.([a-z_][a-z0-9_]*)\s*\(`)
+)
+
+// load reads the modules' headers (name, version, requires) and finds the
+// functions each defines, then sorts the modules in dependency order.
+func load(fsys fs.FS) ([]Module, string, error) {
+	reg, err := fs.ReadFile(fsys, "sql/registry.sql")
+	if err != nil {
+		return nil, "", fmt.Errorf("blocks: %w", err)
+	}
+	paths, err := fs.Glob(fsys, "sql/*.sql")
+	if err != nil {
+		return nil, "", err
+	}
+	byName := map[string]Module{}
+	for _, p := range paths {
+		if p == "sql/registry.sql" {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, "", err
+		}
+		m := Module{SQL: string(b), Requires: []string{}, Functions: []string{}}
+		for _, h := range headerRe.FindAllStringSubmatch(m.SQL, -1) {
+			v := strings.TrimSpace(h[2])
+			switch h[1] {
+			case "bsadapter block":
+				m.Name = v
+			case "version":
+				m.Version = v
+			case "requires":
+				for _, r := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+					m.Requires = append(m.Requires, r)
+				}
+			}
+		}
+		if m.Name == "" || m.Version == "" {
+			return nil, "", fmt.Errorf("blocks: %s: the header must name the module and its version (-- bsadapter block: NAME, -- version: N)", p)
+		}
+		if n, err := strconv.Atoi(m.Version); err != nil || n < 1 {
+			return nil, "", fmt.Errorf("blocks: %s: version %q is not a positive integer", p, m.Version)
+		}
+		if want := "sql/" + m.Name + ".sql"; p != want {
+			return nil, "", fmt.Errorf("blocks: %s: module %s must live in %s", p, m.Name, want)
+		}
+		seen := map[string]bool{}
+		for _, f := range funcRe.FindAllStringSubmatch(m.SQL, -1) {
+			name := strings.ToLower(f[1] + "." + f[2])
+			if strings.HasPrefix(f[2], "_") || seen[name] {
+				continue // helpers are not part of the contract
+			}
+			seen[name] = true
+			m.Functions = append(m.Functions, name)
+		}
+		byName[m.Name] = m
+	}
+	// Dependency order, ties broken by name so the order is stable.
+	var names []string
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var ordered []Module
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(n string, from string) error
+	visit = func(n, from string) error {
+		m, ok := byName[n]
+		if !ok {
+			return fmt.Errorf("blocks: module %s requires %s, which is not embedded", from, n)
+		}
+		switch state[n] {
+		case 1:
+			return fmt.Errorf("blocks: modules %s and %s require each other", from, n)
+		case 2:
+			return nil
+		}
+		state[n] = 1
+		for _, r := range m.Requires {
+			if err := visit(r, n); err != nil {
+				return err
+			}
+		}
+		state[n] = 2
+		ordered = append(ordered, m)
+		return nil
+	}
+	for _, n := range names {
+		if err := visit(n, n); err != nil {
+			return nil, "", err
+		}
+	}
+	return ordered, string(reg), nil
+}
+
 // List returns every embedded module in dependency order.
-func List() []Module { return nil }
+func List() []Module {
+	out := make([]Module, len(modules))
+	for i, m := range modules {
+		m.Requires = append([]string(nil), m.Requires...)
+		m.Functions = append([]string(nil), m.Functions...)
+		out[i] = m
+	}
+	return out
+}
+
+// Names returns the names of the embedded modules in dependency order.
+func Names() []string {
+	var names []string
+	for _, m := range modules {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// UnknownModuleError is the error for a module name that is not embedded.
+type UnknownModuleError struct{ Name string }
+
+func (e *UnknownModuleError) Error() string {
+	return fmt.Sprintf("blocks: no module %q (the modules are %s)", e.Name, strings.Join(Names(), ", "))
+}
+
+// Resolve returns the named modules and everything they require, in
+// dependency order. No names means every module.
+func Resolve(names ...string) ([]Module, error) {
+	if loadErr != nil {
+		return nil, loadErr
+	}
+	if len(names) == 0 {
+		return List(), nil
+	}
+	byName := map[string]Module{}
+	for _, m := range modules {
+		byName[m.Name] = m
+	}
+	want := map[string]bool{}
+	var add func(string) error
+	add = func(n string) error {
+		m, ok := byName[n]
+		if !ok {
+			return &UnknownModuleError{Name: n}
+		}
+		if want[n] {
+			return nil
+		}
+		want[n] = true
+		for _, r := range m.Requires {
+			if err := add(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, n := range names {
+		if err := add(n); err != nil {
+			return nil, err
+		}
+	}
+	var out []Module
+	for _, m := range List() {
+		if want[m.Name] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
 
 // SQL returns the SQL that installs the named modules and everything they
 // require, in dependency order, one transaction per module, including the
-// registry bookkeeping. No names means every module.
-func SQL(names ...string) (string, error) { return "", errors.New("blocks: not implemented yet") }
+// registry bookkeeping. No names means every module. It is meant for people
+// who install with their own migration tool; running it twice is harmless.
+func SQL(names ...string) (string, error) {
+	mods, err := Resolve(names...)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("-- better-supabase blocks for bsadapter: " + strings.Join(moduleNames(mods), ", ") + "\n")
+	b.WriteString("-- Each module runs in one transaction, in dependency order; every statement\n")
+	b.WriteString("-- leaves what already exists alone, so running this twice is harmless.\n")
+	for _, m := range mods {
+		fmt.Fprintf(&b, "\n-- ==== module %s, version %s ====\nbegin;\n\n", m.Name, m.Version)
+		b.WriteString(strings.TrimSpace(registry))
+		b.WriteString("\n\n")
+		b.WriteString(strings.TrimSpace(m.SQL))
+		fmt.Fprintf(&b, "\n\ninsert into better_supabase.modules (name, version) values ('%s', %s)\n"+
+			"on conflict (name) do update set version = excluded.version, installed_at = now()\n"+
+			"where better_supabase.modules.version < excluded.version;\n\ncommit;\n", m.Name, m.Version)
+	}
+	return b.String(), nil
+}
+
+func moduleNames(mods []Module) []string {
+	var n []string
+	for _, m := range mods {
+		n = append(n, m.Name)
+	}
+	return n
+}
 
 // Report says what Install did with each module, in the order it handled
 // them.
@@ -51,18 +266,140 @@ type Report struct {
 	Modules []ModuleResult `json:"modules"`
 }
 
+// Actions Install reports for a module.
+const (
+	Installed = "installed" // the module's SQL ran and the module is recorded
+	Already   = "already"   // this version (or a newer one) was installed before
+	Skipped   = "skipped"   // the database provides it already (supabase-base on Supabase)
+)
+
 // ModuleResult is what happened to one module.
 type ModuleResult struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
-	// Action is "installed", "already" (that version was installed before)
-	// or "skipped" (the database already provides it, e.g. supabase-base on
-	// a Supabase database).
+	// Action is Installed, Already or Skipped.
 	Action string `json:"action"`
+	// Found is the version the database had before, when it had one.
+	Found string `json:"found,omitempty"`
 }
 
-// Install installs the named modules (none means all) and their
-// dependencies into the database conn is connected to.
-func Install(ctx context.Context, conn *pgx.Conn, names ...string) (Report, error) {
-	return Report{}, errors.New("blocks: not implemented yet")
+// Changed reports whether Install changed the database.
+func (r Report) Changed() bool {
+	for _, m := range r.Modules {
+		if m.Action == Installed {
+			return true
+		}
+	}
+	return false
 }
+
+// InstallError says which module failed to install and why. The module's
+// transaction was rolled back; the modules before it stay installed.
+type InstallError struct {
+	Module string
+	Err    error
+}
+
+func (e *InstallError) Error() string {
+	msg := fmt.Sprintf("blocks: install %s: %v", e.Module, e.Err)
+	var pgErr *pgconn.PgError
+	if errors.As(e.Err, &pgErr) && pgErr.Code == "42501" {
+		msg += " (the role lacks a right the module needs: install as a superuser, or as a role that owns the database and may create roles)"
+	}
+	return msg
+}
+
+func (e *InstallError) Unwrap() error { return e.Err }
+
+// lockKey serialises concurrent installs into one database (a transaction
+// advisory lock): two bsadapter runs may share a server.
+const lockKey = 0x6273_6164_6170_7472 // "bsadaptr"
+
+// Install installs the named modules (none means all) and their
+// dependencies into the database conn is connected to. A module already
+// installed at its version is left alone; supabase-base is skipped where
+// the database already has Supabase's roles, auth schema and auth.uid().
+func Install(ctx context.Context, conn *pgx.Conn, names ...string) (Report, error) {
+	mods, err := Resolve(names...)
+	if err != nil {
+		return Report{}, err
+	}
+	var rep Report
+	for _, m := range mods {
+		res, err := installOne(ctx, conn, m)
+		if err != nil {
+			return rep, &InstallError{Module: m.Name, Err: err}
+		}
+		rep.Modules = append(rep.Modules, res)
+	}
+	return rep, nil
+}
+
+func installOne(ctx context.Context, conn *pgx.Conn, m Module) (ModuleResult, error) {
+	res := ModuleResult{Name: m.Name, Version: m.Version}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock($1)", int64(lockKey)); err != nil {
+		return res, err
+	}
+	var found *int
+	var hasRegistry bool
+	if err := tx.QueryRow(ctx, "select pg_catalog.to_regclass('better_supabase.modules') is not null").Scan(&hasRegistry); err != nil {
+		return res, err
+	}
+	if hasRegistry {
+		err := tx.QueryRow(ctx, `select m.version from better_supabase.modules m where m.name = $1`, m.Name).Scan(&found)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return res, err
+		}
+	}
+	want, _ := strconv.Atoi(m.Version)
+	if found != nil {
+		res.Found = strconv.Itoa(*found)
+		if *found > want {
+			return res, fmt.Errorf("the database has %s version %d, newer than the version %d this bsadapter embeds (upgrade bsadapter)", m.Name, *found, want)
+		}
+		if *found == want {
+			res.Action = Already
+			return res, tx.Commit(ctx)
+		}
+	}
+	if m.Name == BaseModule && found == nil {
+		var supabase bool
+		err := tx.QueryRow(ctx, `select
+			(select count(*) from pg_catalog.pg_roles where rolname in ('anon', 'authenticated', 'service_role')) = 3
+			and pg_catalog.to_regclass('auth.users') is not null
+			and pg_catalog.to_regprocedure('auth.uid()') is not null`).Scan(&supabase)
+		if err != nil {
+			return res, err
+		}
+		if supabase {
+			// A Supabase database: its own pieces stay; nothing is recorded,
+			// so the registry keeps saying what bsadapter installed.
+			res.Action = Skipped
+			return res, tx.Commit(ctx)
+		}
+	}
+	if _, err := tx.Exec(ctx, registry); err != nil {
+		return res, fmt.Errorf("registry: %w", err)
+	}
+	if _, err := tx.Exec(ctx, m.SQL); err != nil {
+		return res, err
+	}
+	if _, err := tx.Exec(ctx, `insert into better_supabase.modules (name, version) values ($1, $2)
+		on conflict (name) do update set version = excluded.version, installed_at = now()`, m.Name, want); err != nil {
+		return res, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return res, err
+	}
+	res.Action = Installed
+	return res, nil
+}
+
+// LoadError reports a broken embedded module (a build problem, caught by
+// the package's tests).
+func LoadError() error { return loadErr }

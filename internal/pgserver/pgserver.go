@@ -1,12 +1,30 @@
 // Package pgserver gets a PostgreSQL server for one bsadapter run: the
 // user's own (a DSN), a throwaway local server started from cached initdb
-// output, or a container. Whatever it starts or creates, Close removes.
+// output, or a container. Whatever it starts or creates, Close removes: the
+// databases it created, the processes it started, the folders it made.
+//
+// The local strategy is the fast one. The first run on a machine runs
+// initdb, installs every embedded block into a template database and keeps
+// the stopped cluster in the user's cache folder, keyed by the server's
+// version and a hash of the blocks; every later run copies that folder onto
+// tmpfs and starts postgres on it directly, with durability off.
 package pgserver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Options selects how to get a server. Strategy: "auto" (default), "dsn",
@@ -19,14 +37,87 @@ type Options struct {
 	Log      io.Writer // progress notes, may be nil
 }
 
+// Strategies lists the values Options.Strategy accepts.
+var Strategies = []string{"auto", "dsn", "local", "docker"}
+
+// DefaultImage is the container image the docker strategy uses when
+// Options.Image is empty: PostgreSQL 15, pinned so that runs agree.
+const DefaultImage = "postgres:15.8-alpine"
+
+// BlocksTemplateName is the database, in servers bsadapter starts itself,
+// that holds every embedded block and serves as the template of per-suite
+// clones.
+const BlocksTemplateName = "bsadapter_blocks"
+
 // Server is a PostgreSQL server obtained by Start.
 type Server struct {
 	strategy string
+	// base is a connection string without a database; ConnString adds one.
+	base string
+	// adminDB is the database administrative statements connect to.
+	adminDB string
+	log     io.Writer
+
+	mu        sync.Mutex
+	created   []string // databases to drop on Close, in creation order
+	blocksTpl string   // the blocks template, once known
+	closed    bool
+	closeErr  error
+
+	// stop tears down what the strategy started (a process, a container);
+	// nil for the dsn strategy.
+	stop func() error
+	// dropOnClose says whether Close must drop the created databases one
+	// by one; a throwaway server takes them with it.
+	dropOnClose bool
 }
 
 // Start gets a server. Its error says what was tried and how to fix it.
 func Start(ctx context.Context, opts Options) (*Server, error) {
-	return nil, errors.New("pgserver: not implemented yet")
+	switch opts.Strategy {
+	case "", "auto":
+		return startAuto(ctx, opts)
+	case "dsn":
+		if opts.DSN == "" {
+			return nil, errors.New("pgserver: the dsn strategy needs a connection string (pass --dsn URL or set BSADAPTER_DSN)")
+		}
+		return startDSN(ctx, opts)
+	case "local":
+		return startLocal(ctx, opts)
+	case "docker":
+		return startDocker(ctx, opts)
+	}
+	return nil, fmt.Errorf("pgserver: unknown strategy %q (use one of %s)", opts.Strategy, strings.Join(Strategies, ", "))
+}
+
+// NoServerError is Start's error when the auto strategy found no way to get
+// a server. It lists what was tried.
+type NoServerError struct {
+	Tried []string
+}
+
+func (e *NoServerError) Error() string {
+	return "no PostgreSQL server available: tried " + strings.Join(e.Tried, "; ") +
+		" (install PostgreSQL, start Docker, or pass --dsn URL)"
+}
+
+func startAuto(ctx context.Context, opts Options) (*Server, error) {
+	if opts.DSN != "" {
+		return startDSN(ctx, opts)
+	}
+	var tried []string
+	if bin, where := findBinaries(); bin != "" {
+		return startLocal(ctx, opts)
+	} else {
+		tried = append(tried, "local: no PostgreSQL binaries in "+strings.Join(where, ", "))
+	}
+	if err := pingDocker(ctx, dockerPingTimeout); err != nil {
+		tried = append(tried, "docker: "+err.Error())
+	} else {
+		return startDocker(ctx, opts)
+	}
+	tried = append(tried, "dsn: no --dsn given and BSADAPTER_DSN is not set")
+	return nil, &NoServerError{Tried: tried}
 }
 
 // Strategy says which strategy was used: "dsn", "local" or "docker".
@@ -34,26 +125,239 @@ func (s *Server) Strategy() string { return s.strategy }
 
 // ConnString returns a pgx connection string for database db, as a
 // superuser (or the DSN's role).
-func (s *Server) ConnString(db string) string { return "" }
+func (s *Server) ConnString(db string) string { return withDatabase(s.base, db) }
+
+// Connect opens a connection to database db.
+func (s *Server) Connect(ctx context.Context, db string) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, s.ConnString(db))
+	if err != nil {
+		return nil, fmt.Errorf("pgserver: connect to database %s: %w", db, err)
+	}
+	return conn, nil
+}
 
 // CreateDatabase creates a database named bsadapter_<random>, cloned from
 // template when template is not empty. Close drops it.
 func (s *Server) CreateDatabase(ctx context.Context, template string) (string, error) {
-	return "", errors.New("pgserver: not implemented yet")
+	name := "bsadapter_" + randomHex(6)
+	if err := s.createNamed(ctx, name, template); err != nil {
+		return "", err
+	}
+	return name, nil
 }
 
-// DropDatabase drops a database.
+func (s *Server) createNamed(ctx context.Context, name, template string) error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return errors.New("pgserver: CreateDatabase after Close")
+	}
+	conn, err := s.Connect(ctx, s.adminDB)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+	if template != "" {
+		sql += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
+		// FILE_COPY copies the template's files instead of writing every
+		// page through the WAL: several times faster for a small template.
+		if serverMajor(conn) >= 15 {
+			sql += " STRATEGY = FILE_COPY"
+		}
+	}
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return createError(name, template, err)
+	}
+	s.mu.Lock()
+	s.created = append(s.created, name)
+	s.mu.Unlock()
+	return nil
+}
+
+func createError(name, template string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "42501":
+			return fmt.Errorf("pgserver: the role may not create databases, and bsadapter works only in a database of its own (grant it with ALTER ROLE ... CREATEDB, or pass a DSN of a role that has CREATEDB): %w", err)
+		case "55006":
+			return fmt.Errorf("pgserver: cannot clone %s: other sessions are connected to it (a template must have no connections): %w", template, err)
+		}
+	}
+	return fmt.Errorf("pgserver: create database %s: %w", name, err)
+}
+
+// DropDatabase drops a database, closing the sessions still connected to it.
 func (s *Server) DropDatabase(ctx context.Context, name string) error {
-	return errors.New("pgserver: not implemented yet")
+	conn, err := s.Connect(ctx, s.adminDB)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := dropDatabase(ctx, conn, name); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for i, n := range s.created {
+		if n == name {
+			s.created = append(s.created[:i], s.created[i+1:]...)
+			break
+		}
+	}
+	if s.blocksTpl == name {
+		s.blocksTpl = ""
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
+	id := pgx.Identifier{name}.Sanitize()
+	// A template database cannot be dropped; clear the flag first.
+	if _, err := conn.Exec(ctx, "ALTER DATABASE "+id+" IS_TEMPLATE false"); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "3D000" {
+			return nil
+		}
+		// Not the owner of a database we did not create: let DROP say so.
+	}
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("pgserver: drop database %s: %w", name, err)
+	}
+	return nil
 }
 
 // BlocksTemplate returns the name of a database with every embedded block
-// installed, for CreateDatabase to clone. Do not connect to it: a template
-// with open connections cannot be cloned.
+// installed, for CreateDatabase to clone. Servers bsadapter starts from its
+// cache already have it; otherwise the first call creates it. Do not
+// connect to it: a template with open connections cannot be cloned.
 func (s *Server) BlocksTemplate(ctx context.Context) (string, error) {
-	return "", errors.New("pgserver: not implemented yet")
+	s.mu.Lock()
+	if s.blocksTpl != "" {
+		defer s.mu.Unlock()
+		return s.blocksTpl, nil
+	}
+	s.mu.Unlock()
+	name, err := s.CreateDatabase(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	if err := s.installInto(ctx, name); err != nil {
+		_ = s.DropDatabase(context.WithoutCancel(ctx), name)
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.blocksTpl != "" { // another goroutine won the race
+		go func() { _ = s.DropDatabase(context.WithoutCancel(ctx), name) }()
+		return s.blocksTpl, nil
+	}
+	s.blocksTpl = name
+	return name, nil
+}
+
+// installInto installs every block into db and marks it a template.
+func (s *Server) installInto(ctx context.Context, db string) error {
+	conn, err := s.Connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	if _, err := blocks.Install(ctx, conn); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return err
+	}
+	// Freeze the rows so clones do not inherit pending hint-bit writes.
+	if _, err := conn.Exec(ctx, "VACUUM (FREEZE)"); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("pgserver: vacuum %s: %w", db, err)
+	}
+	conn.Close(context.WithoutCancel(ctx))
+	admin, err := s.Connect(ctx, s.adminDB)
+	if err != nil {
+		return err
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{db}.Sanitize()+" IS_TEMPLATE true"); err != nil {
+		return fmt.Errorf("pgserver: mark %s a template: %w", db, err)
+	}
+	return nil
 }
 
 // Close drops every database the server created, stops what it started and
 // removes its folders. It is safe to call more than once.
-func (s *Server) Close() error { return nil }
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return s.closeErr
+	}
+	s.closed = true
+	created := append([]string(nil), s.created...)
+	s.mu.Unlock()
+
+	var errs []error
+	if s.dropOnClose && len(created) > 0 {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, s.ConnString(s.adminDB))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("pgserver: connect to drop databases %s: %w", strings.Join(created, ", "), err))
+		} else {
+			for i := len(created) - 1; i >= 0; i-- {
+				if err := dropDatabase(ctx, conn, created[i]); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			conn.Close(ctx)
+		}
+	}
+	if s.stop != nil {
+		if err := s.stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.mu.Lock()
+	s.created = nil
+	s.closeErr = errors.Join(errs...)
+	s.mu.Unlock()
+	return s.closeErr
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.log != nil {
+		fmt.Fprintf(s.log, format+"\n", args...)
+	}
+}
+
+// serverMajor returns the server's major version, 0 when unknown.
+func serverMajor(conn *pgx.Conn) int {
+	v := conn.PgConn().ParameterStatus("server_version")
+	major, _, _ := strings.Cut(v, ".")
+	n, _ := strconv.Atoi(strings.TrimFunc(major, func(r rune) bool { return r < '0' || r > '9' }))
+	return n
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// withDatabase returns conn with its database set to db. conn is a URL
+// (postgres://...) or keyword/value pairs.
+func withDatabase(conn, db string) string {
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		u, err := url.Parse(conn)
+		if err == nil {
+			u.Path = "/" + db
+			u.RawPath = ""
+			return u.String()
+		}
+	}
+	return strings.TrimSpace(conn) + " dbname=" + quoteKV(db)
+}
+
+func quoteKV(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+}

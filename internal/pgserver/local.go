@@ -1,0 +1,657 @@
+//go:build unix
+
+package pgserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
+)
+
+// cacheFormat changes whenever the layout of a cached template changes, so
+// that an old bsadapter and a new one never share a template.
+const cacheFormat = "2"
+
+// runPrefix names the per-run folders; the stale sweep recognises them by
+// it and by the pid that follows.
+const runPrefix = "bsadapter-pg-"
+
+// readyMarker is written into a cached template once it is complete.
+const readyMarker = "bsadapter-template-ready"
+
+// searchPlaces lists the folders the local strategy looks in for the
+// PostgreSQL binaries, most specific first. Tests replace it.
+var searchPlaces = defaultSearchPlaces
+
+func defaultSearchPlaces() []string {
+	var places []string
+	if p, err := exec.LookPath("postgres"); err == nil {
+		places = append(places, filepath.Dir(p))
+	}
+	if p, err := exec.LookPath("pg_config"); err == nil {
+		if out, err := exec.Command(p, "--bindir").Output(); err == nil {
+			places = append(places, strings.TrimSpace(string(out)))
+		}
+	}
+	for _, pattern := range []string{
+		"/usr/lib/postgresql/*/bin",                          // Debian, Ubuntu
+		"/usr/pgsql-*/bin",                                   // RHEL, Fedora (PGDG)
+		"/opt/homebrew/opt/postgresql@*/bin",                 // Homebrew, Apple silicon
+		"/opt/homebrew/opt/postgresql/bin",                   //
+		"/usr/local/opt/postgresql@*/bin",                    // Homebrew, Intel
+		"/usr/local/opt/postgresql/bin",                      //
+		"/Applications/Postgres.app/Contents/Versions/*/bin", // Postgres.app
+	} {
+		matches, _ := filepath.Glob(pattern)
+		sort.Slice(matches, func(i, j int) bool { return versionLess(matches[j], matches[i]) })
+		if len(matches) == 0 {
+			places = append(places, pattern)
+		}
+		places = append(places, matches...)
+	}
+	return places
+}
+
+// versionLess orders paths by the first number in them, so that
+// postgresql/16 comes before postgresql/9.6 once reversed.
+func versionLess(a, b string) bool {
+	na, nb := firstNumber(a), firstNumber(b)
+	if na != nb {
+		return na < nb
+	}
+	return a < b
+}
+
+func firstNumber(s string) int {
+	start := strings.IndexAny(s, "0123456789")
+	if start < 0 {
+		return -1
+	}
+	end := start
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, _ := strconv.Atoi(s[start:end])
+	return n
+}
+
+// findBinaries returns the first folder holding both postgres and initdb,
+// and every place it looked in.
+func findBinaries() (string, []string) {
+	places := searchPlaces()
+	seen := map[string]bool{}
+	var tried []string
+	for _, dir := range places {
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		tried = append(tried, dir)
+		if isExecutable(filepath.Join(dir, "postgres")) && isExecutable(filepath.Join(dir, "initdb")) {
+			return dir, tried
+		}
+	}
+	return "", tried
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// local is a postgres process bsadapter started on a copy of its template.
+type local struct {
+	bin     string
+	version string // "15.18"
+	cred    *syscall.Credential
+	runDir  string // holds data/, the socket and the log
+	logPath string
+
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	cacheJob sync.WaitGroup // the copy of a fresh template into the cache
+	cacheErr error
+}
+
+func startLocal(ctx context.Context, opts Options) (*Server, error) {
+	begin := time.Now()
+	bin, tried := findBinaries()
+	if bin == "" {
+		return nil, fmt.Errorf("pgserver: local: no PostgreSQL binaries (postgres and initdb) in %s (install PostgreSQL, e.g. 'apt-get install postgresql' or 'brew install postgresql@15'; or use --pg docker or --dsn URL)", strings.Join(tried, ", "))
+	}
+	version, err := serverVersion(bin)
+	if err != nil {
+		return nil, err
+	}
+	l := &local{bin: bin, version: version}
+	if os.Geteuid() == 0 {
+		// PostgreSQL refuses to run as root.
+		cred, err := unprivileged()
+		if err != nil {
+			return nil, err
+		}
+		l.cred = cred
+	}
+	cacheDir := opts.CacheDir
+	if cacheDir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("pgserver: local: no cache folder (%v); set XDG_CACHE_HOME or HOME, or pass a cache folder", err)
+		}
+		major, _, _ := strings.Cut(version, ".")
+		cacheDir = filepath.Join(base, "bsadapter", "pg-"+major)
+	}
+	runBase := runFolderBase()
+	sweepStale(runBase)
+
+	if err := l.makeRunDir(runBase); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		strategy: "local",
+		base:     "host=" + l.runDir + " port=5432 user=postgres sslmode=disable",
+		adminDB:  "postgres",
+		log:      opts.Log,
+	}
+	s.stop = l.stop
+	fail := func(err error) (*Server, error) {
+		_ = l.stop()
+		return nil, err
+	}
+
+	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version))
+	data := filepath.Join(l.runDir, "data")
+	if _, err := os.Stat(filepath.Join(tmpl, readyMarker)); err == nil {
+		if err := copyTree(tmpl, data, l.cred, readyMarker); err != nil {
+			return fail(fmt.Errorf("pgserver: local: copy the cached template %s: %w", tmpl, err))
+		}
+		if err := l.start(ctx, s); err != nil {
+			return fail(err)
+		}
+		s.blocksTpl = BlocksTemplateName
+		s.logf("pgserver: local PostgreSQL %s ready in %v (cached template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
+		return s, nil
+	}
+
+	// First run with this server version and these blocks: build the
+	// template, keep a pristine stopped copy for the cache, and run on
+	// another copy.
+	s.logf("pgserver: first run with PostgreSQL %s and these blocks: creating the template in %s", version, tmpl)
+	pristine := filepath.Join(l.runDir, "pristine")
+	if err := l.initdb(ctx, pristine); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(pristine, data); err != nil {
+		return fail(fmt.Errorf("pgserver: local: %w", err))
+	}
+	if err := l.start(ctx, s); err != nil {
+		return fail(err)
+	}
+	if err := s.createNamed(ctx, BlocksTemplateName, ""); err != nil {
+		return fail(err)
+	}
+	if err := s.installInto(ctx, BlocksTemplateName); err != nil {
+		return fail(err)
+	}
+	if err := slimTemplate(ctx, s); err != nil {
+		return fail(err)
+	}
+	s.mu.Lock()
+	s.created = nil // part of the template, not of this run
+	s.mu.Unlock()
+	if err := l.shutdown(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(data, pristine); err != nil {
+		return fail(fmt.Errorf("pgserver: local: %w", err))
+	}
+	if err := copyTree(pristine, data, l.cred, ""); err != nil {
+		return fail(fmt.Errorf("pgserver: local: %w", err))
+	}
+	l.cacheJob.Add(1)
+	go func() {
+		defer l.cacheJob.Done()
+		l.cacheErr = saveTemplate(pristine, cacheDir, tmpl)
+		_ = os.RemoveAll(pristine)
+	}()
+	if err := l.start(ctx, s); err != nil {
+		return fail(err)
+	}
+	s.blocksTpl = BlocksTemplateName
+	s.logf("pgserver: local PostgreSQL %s ready in %v (new template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
+	return s, nil
+}
+
+// slimTemplate makes the cluster smaller, so that copying it per run is
+// faster: template0 (a pristine copy for restores, of no use to a
+// throwaway server) goes, and the WAL is cut back to its minimum.
+func slimTemplate(ctx context.Context, s *Server) error {
+	conn, err := s.Connect(ctx, "postgres")
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, q := range []string{
+		"ALTER DATABASE template0 IS_TEMPLATE false",
+		"DROP DATABASE template0",
+		"VACUUM (FREEZE)",
+		"CHECKPOINT",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("pgserver: local: prepare the template (%s): %w", q, err)
+		}
+	}
+	return nil
+}
+
+// cacheKey names a template by everything that goes into it: the server
+// version, the embedded blocks and the template layout.
+func cacheKey(version string) string {
+	h := sha256.New()
+	io.WriteString(h, cacheFormat+"\x00"+version+"\x00")
+	for _, m := range blocks.List() {
+		io.WriteString(h, m.Name+"\x00"+m.Version+"\x00"+m.SQL+"\x00")
+	}
+	return version + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// saveTemplate copies a stopped cluster into the cache. It builds in a
+// temporary folder beside the target and renames it into place, so two
+// processes racing to create the same template both end up with a whole
+// one; the loser's copy is discarded.
+func saveTemplate(src, cacheDir, target string) error {
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return err
+	}
+	build, err := os.MkdirTemp(cacheDir, ".build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(build)
+	dst := filepath.Join(build, "data")
+	if err := copyTree(src, dst, nil, ""); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dst, readyMarker), []byte("ok\n"), 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(dst, target); err != nil {
+		if _, statErr := os.Stat(filepath.Join(target, readyMarker)); statErr == nil {
+			return nil // another process saved it first
+		}
+		return err
+	}
+	// Templates of other blocks or versions are of no use any more; leave
+	// recent ones alone, another bsadapter may be copying them right now.
+	entries, _ := os.ReadDir(cacheDir)
+	for _, e := range entries {
+		p := filepath.Join(cacheDir, e.Name())
+		if p == target || !strings.HasPrefix(e.Name(), "tmpl-") && !strings.HasPrefix(e.Name(), ".build-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			_ = os.RemoveAll(p)
+		}
+	}
+	return nil
+}
+
+func serverVersion(bin string) (string, error) {
+	out, err := exec.Command(filepath.Join(bin, "postgres"), "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("pgserver: local: %s --version: %v", filepath.Join(bin, "postgres"), err)
+	}
+	// "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
+	for _, f := range strings.Fields(string(out)) {
+		if f != "" && f[0] >= '0' && f[0] <= '9' {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("pgserver: local: cannot read the version in %q", strings.TrimSpace(string(out)))
+}
+
+// unprivileged returns the credential to run PostgreSQL with when running
+// as root: the postgres user, else nobody.
+func unprivileged() (*syscall.Credential, error) {
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, err1 := strconv.Atoi(u.Uid)
+		gid, err2 := strconv.Atoi(u.Gid)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+	}
+	return nil, errors.New("pgserver: local: running as root, and PostgreSQL refuses root, but there is neither a postgres nor a nobody user to run it as (create one, or run bsadapter as an ordinary user)")
+}
+
+// runFolderBase picks where per-run folders go: tmpfs when it has room
+// (the whole cluster then lives in memory), else the temp folder.
+func runFolderBase() string {
+	const room = 512 << 20
+	for _, dir := range []string{"/dev/shm", os.Getenv("XDG_RUNTIME_DIR")} {
+		if dir == "" {
+			continue
+		}
+		var st unix.Statfs_t
+		if unix.Statfs(dir, &st) == nil && uint64(st.Bavail)*uint64(st.Bsize) > room && unix.Access(dir, unix.W_OK) == nil {
+			return dir
+		}
+	}
+	dir := os.TempDir()
+	// The socket lives in the run folder; its path must stay under 107
+	// bytes, which a long TMPDIR (macOS) breaks.
+	if len(dir) > 60 {
+		dir = "/tmp"
+	}
+	return dir
+}
+
+func (l *local) makeRunDir(base string) error {
+	dir, err := os.MkdirTemp(base, runPrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return fmt.Errorf("pgserver: local: create a run folder in %s: %w", base, err)
+	}
+	if l.cred != nil {
+		if err := os.Chown(dir, int(l.cred.Uid), int(l.cred.Gid)); err != nil {
+			os.RemoveAll(dir)
+			return fmt.Errorf("pgserver: local: %w", err)
+		}
+	}
+	l.runDir = dir
+	l.logPath = filepath.Join(dir, "postgres.log")
+	return nil
+}
+
+func (l *local) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(l.bin, name), args...)
+	cmd.Env = []string{"LC_ALL=C", "LANG=C", "PATH=" + l.bin + ":/usr/bin:/bin", "TZ=UTC"}
+	cmd.Dir = l.runDir
+	// Its own process group: a Ctrl-C on the terminal reaches bsadapter
+	// only, which then stops the whole group in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
+	return cmd
+}
+
+func (l *local) initdb(ctx context.Context, data string) error {
+	cmd := l.command("initdb", "-N", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C",
+		"--wal-segsize=1", "-D", data)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := runCmd(ctx, cmd); err != nil {
+		return fmt.Errorf("pgserver: local: initdb failed: %v\n%s", err, tail(out.Bytes(), 20))
+	}
+	return nil
+}
+
+// runCmd runs cmd and kills its process group when ctx ends first.
+func runCmd(ctx context.Context, cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return ctx.Err()
+	}
+}
+
+// start starts postgres on runDir/data and waits until it takes
+// connections.
+func (l *local) start(ctx context.Context, s *Server) error {
+	logFile, err := os.OpenFile(l.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("pgserver: local: %w", err)
+	}
+	defer logFile.Close()
+	cmd := l.command("postgres",
+		"-D", filepath.Join(l.runDir, "data"),
+		"-k", l.runDir,
+		"-c", "listen_addresses=",
+		"-c", "fsync=off",
+		"-c", "synchronous_commit=off",
+		"-c", "full_page_writes=off",
+		"-c", "wal_level=minimal",
+		"-c", "max_wal_senders=0",
+		"-c", "logging_collector=off",
+		"-c", "log_min_messages=warning",
+		// Keep the WAL small: it is copied with the cached template.
+		"-c", "min_wal_size=2MB",
+		"-c", "max_wal_size=64MB",
+	)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("pgserver: local: start postgres: %w", err)
+	}
+	l.cmd = cmd
+	l.exited = make(chan struct{})
+	go func(c *exec.Cmd, ch chan struct{}) { _ = c.Wait(); close(ch) }(cmd, l.exited)
+
+	deadline := time.Now().Add(30 * time.Second)
+	connStr := s.ConnString("postgres")
+	for {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		conn, err := pgx.Connect(pctx, connStr)
+		cancel()
+		if err == nil {
+			conn.Close(ctx)
+			return nil
+		}
+		select {
+		case <-l.exited:
+			return fmt.Errorf("pgserver: local: postgres exited during start-up:\n%s", l.logTail())
+		case <-ctx.Done():
+			return fmt.Errorf("pgserver: local: waiting for postgres: %w", ctx.Err())
+		case <-time.After(3 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pgserver: local: postgres did not take connections within 30s: %v\n%s", err, l.logTail())
+		}
+	}
+}
+
+func (l *local) logTail() string {
+	b, _ := os.ReadFile(l.logPath)
+	return tail(b, 20)
+}
+
+func tail(b []byte, lines int) string {
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// shutdown stops postgres cleanly (a fast shutdown writes a checkpoint), so
+// that its folder can be copied.
+func (l *local) shutdown() error {
+	if l.cmd == nil {
+		return nil
+	}
+	_ = l.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-l.exited:
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+		<-l.exited
+		return fmt.Errorf("pgserver: local: postgres did not stop within 30s:\n%s", l.logTail())
+	}
+	l.cmd = nil
+	return nil
+}
+
+// stop ends the server at once (nothing in it is kept), kills whatever is
+// left of its process group, waits for the template copy and removes the
+// run folder. It works on a server that has crashed, too.
+func (l *local) stop() error {
+	if l.cmd != nil {
+		pid := l.cmd.Process.Pid
+		// SIGQUIT is PostgreSQL's immediate shutdown: no checkpoint.
+		_ = l.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-l.exited:
+		case <-time.After(5 * time.Second):
+		}
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		<-l.exited
+		l.cmd = nil
+	}
+	l.cacheJob.Wait()
+	var errs []error
+	if l.runDir != "" {
+		if err := os.RemoveAll(l.runDir); err != nil {
+			errs = append(errs, fmt.Errorf("pgserver: local: remove %s: %w", l.runDir, err))
+		}
+	}
+	if l.cacheErr != nil {
+		errs = append(errs, fmt.Errorf("pgserver: local: save the template in the cache: %w", l.cacheErr))
+		l.cacheErr = nil
+	}
+	return errors.Join(errs...)
+}
+
+// copyTree copies a cluster folder; with cred, the copy belongs to that
+// user. skip names a top-level file not to copy.
+func copyTree(src, dst string, cred *syscall.Credential, skip string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel == skip || rel == "postmaster.pid" {
+			return nil
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			if err := os.Mkdir(target, 0o700); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular():
+			if err := copyFile(p, target, info.Mode().Perm()); err != nil {
+				return err
+			}
+		case info.Mode()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(link, target); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+		if cred != nil {
+			return os.Lchown(target, int(cred.Uid), int(cred.Gid))
+		}
+		return nil
+	})
+}
+
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// sweepStale removes the run folders of bsadapter processes that died
+// without cleaning up (killed, crashed), and stops the postgres they left.
+func sweepStale(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, runPrefix) {
+			continue
+		}
+		pidStr, _, _ := strings.Cut(strings.TrimPrefix(name, runPrefix), "-")
+		owner, err := strconv.Atoi(pidStr)
+		if err != nil || owner <= 0 || processAlive(owner) {
+			continue
+		}
+		dir := filepath.Join(base, name)
+		data := filepath.Join(dir, "data")
+		if pm := postmasterPID(data); pm > 0 && isPostmasterOf(pm, data) {
+			_ = syscall.Kill(-pm, syscall.SIGKILL)
+			_ = syscall.Kill(pm, syscall.SIGKILL)
+		}
+		_ = os.RemoveAll(dir)
+	}
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func postmasterPID(data string) int {
+	f, err := os.Open(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(sc.Text()))
+	return n
+}
+
+// isPostmasterOf makes sure pid is still the postmaster of data (and not a
+// recycled pid) before the sweep kills it: the postmaster's working folder
+// is its data folder.
+func isPostmasterOf(pid int, data string) bool {
+	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	if err != nil {
+		return false
+	}
+	return filepath.Clean(cwd) == filepath.Clean(data)
+}
