@@ -1,0 +1,675 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/pgserver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// pgStore runs the suites against the embedded blocks in PostgreSQL. The
+// blocks are installed once, in a template database; the run works in a
+// clone of it, and a case that purges gets a clone of its own. Every call
+// goes through the blocks' SQL functions with a real caller's rights: the
+// service role for writes, an authenticated user (a JWT sub) or anon in a
+// transaction for the visibility cases. Only moving time is done as the
+// connecting (owner) role, by shifting timestamps.
+type pgStore struct {
+	srv      *pgserver.Server
+	template string
+	shared   *pgDB
+	missing  map[string]error
+	n        atomic.Int64
+}
+
+// NewPGStore prepares srv for the suites: it makes sure the blocks
+// template exists and clones the database the run shares.
+func NewPGStore(ctx context.Context, srv *pgserver.Server) (Store, error) {
+	tpl, err := srv.BlocksTemplate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &pgStore{srv: srv, template: tpl, missing: map[string]error{}}
+	st.shared, err = st.clone(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for suite, fn := range map[string]string{
+		SuiteStreams:  "better_supabase.stream_append",
+		SuiteRegistry: "better_supabase.record_workflow_run",
+		SuiteChat:     "better_supabase.claim_ai_chat_stream",
+	} {
+		var ok bool
+		if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
+			return c.QueryRow(ctx, "select pg_catalog.to_regproc($1) is not null", fn).Scan(&ok)
+		}); err != nil {
+			st.Close()
+			return nil, err
+		}
+		if !ok {
+			st.missing[suite] = fmt.Errorf("the installed blocks have no %s", fn)
+		}
+	}
+	return st, nil
+}
+
+func (p *pgStore) Name() string { return "pg (" + p.srv.Strategy() + ")" }
+
+func (p *pgStore) Supports(suite string) error { return p.missing[suite] }
+
+func (p *pgStore) Close() error {
+	if p.shared == nil {
+		return nil
+	}
+	p.shared.close()
+	return p.srv.DropDatabase(context.Background(), p.shared.name)
+}
+
+func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
+	name, err := p.srv.CreateDatabase(ctx, p.template)
+	if err != nil {
+		return nil, err
+	}
+	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, 64)}, nil
+}
+
+func (p *pgStore) NewSubject(ctx context.Context, c *Case) (*Subject, func(), error) {
+	db, release := p.shared, func() {}
+	if c.Isolated {
+		var err error
+		if db, err = p.clone(ctx); err != nil {
+			return nil, nil, err
+		}
+		release = func() {
+			db.close()
+			_ = p.srv.DropDatabase(context.Background(), db.name)
+		}
+	}
+	s := &Subject{Prefix: fmt.Sprintf("pg%d", p.n.Add(1))}
+	streams := pgStreams{db: db}
+	switch c.Suite {
+	case SuiteStreams:
+		s.Streams = streams
+	case SuiteRegistry:
+		s.Registry = pgRegistry{db: db}
+	case SuiteChat:
+		s.Chat = pgChat{db: db, streams: streams}
+	}
+	return s, release, nil
+}
+
+// pgDB is one database with a small pool of connections that act as the
+// service role, and admin connections as the connecting role.
+type pgDB struct {
+	srv   *pgserver.Server
+	name  string
+	conns chan *pgx.Conn
+	mu    sync.Mutex
+	all   []*pgx.Conn
+	done  bool
+}
+
+func (d *pgDB) connect(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.Connect(ctx, d.srv.ConnString(d.name))
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		c.Close(ctx)
+		return nil, errors.New("the database was released")
+	}
+	d.all = append(d.all, c)
+	return c, nil
+}
+
+// with runs fn on a pooled connection acting as the service role.
+func (d *pgDB) with(ctx context.Context, fn func(*pgx.Conn) error) error {
+	var c *pgx.Conn
+	select {
+	case c = <-d.conns:
+	default:
+		var err error
+		if c, err = d.connect(ctx); err != nil {
+			return err
+		}
+		if _, err := c.Exec(ctx, "set role service_role"); err != nil {
+			return fmt.Errorf("set role service_role: %w", err)
+		}
+	}
+	err := fn(c)
+	if c.IsClosed() || c.PgConn().TxStatus() != 'I' || ctx.Err() != nil {
+		// A call cut short by its context leaves the connection unusable.
+		c.Close(context.Background())
+		return err
+	}
+	select {
+	case d.conns <- c:
+	default:
+		c.Close(context.Background())
+	}
+	return err
+}
+
+// admin runs fn on a fresh connection as the connecting role.
+func (d *pgDB) admin(ctx context.Context, fn func(*pgx.Conn) error) error {
+	c, err := d.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	return fn(c)
+}
+
+// as runs fn in a transaction as caller (with its JWT claims).
+func (d *pgDB) as(ctx context.Context, who Caller, fn func(pgx.Tx) error) error {
+	return d.with(ctx, func(c *pgx.Conn) error {
+		claims := map[string]any{"role": who.Role}
+		if who.Sub != "" {
+			claims["sub"] = who.Sub
+		}
+		cj, _ := json.Marshal(claims)
+		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "select pg_catalog.set_config('role', $1, true), pg_catalog.set_config('request.jwt.claims', $2, true)", who.Role, string(cj)); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
+	})
+}
+
+func (d *pgDB) close() {
+	d.mu.Lock()
+	d.done = true
+	all := d.all
+	d.all = nil
+	d.mu.Unlock()
+	for _, c := range all {
+		c.Close(context.Background())
+	}
+}
+
+// ageRows shifts every timestamp column of the rows of table matching
+// where back by by.
+func (d *pgDB) ageRows(ctx context.Context, table, where string, arg any, by time.Duration) error {
+	return d.admin(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, `select column_name from information_schema.columns
+			where table_schema = 'better_supabase' and table_name = $1 and data_type like 'timestamp%' order by ordinal_position`, table)
+		if err != nil {
+			return err
+		}
+		cols, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if len(cols) == 0 {
+			return fmt.Errorf("better_supabase.%s has no timestamp columns", table)
+		}
+		sets := make([]string, len(cols))
+		for i, col := range cols {
+			id := pgx.Identifier{col}.Sanitize()
+			sets[i] = fmt.Sprintf("%s = %s - $2::float8 * interval '1 second'", id, id)
+		}
+		tag, err := c.Exec(ctx, fmt.Sprintf("update better_supabase.%s set %s where %s", pgx.Identifier{table}.Sanitize(), strings.Join(sets, ", "), where), arg, by.Seconds())
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("no row of better_supabase.%s to age", table)
+		}
+		return nil
+	})
+}
+
+// pgErr turns a PostgreSQL error into a StoreError with its hint and
+// SQLSTATE.
+func pgErr(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return &StoreError{Hint: pe.Hint, SQLState: pe.Code, Message: pe.Message}
+	}
+	return err
+}
+
+// queryer is what both a connection and a transaction offer.
+type queryer interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// scalar runs a one-value query on q and scans the value into dst.
+func scalar(ctx context.Context, q queryer, dst any, sql string, args ...any) error {
+	return pgErr(q.QueryRow(ctx, sql, args...).Scan(dst))
+}
+
+// jsonInto runs a query returning one json value and decodes it into dst;
+// found is false when the value is SQL null.
+func jsonInto(ctx context.Context, q queryer, dst any, sql string, args ...any) (found bool, err error) {
+	var raw []byte
+	if err := scalar(ctx, q, &raw, sql, args...); err != nil {
+		return false, err
+	}
+	if raw == nil || string(raw) == "null" {
+		return false, nil
+	}
+	return true, json.Unmarshal(raw, dst)
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func seconds(d time.Duration) any {
+	if d <= 0 {
+		return nil
+	}
+	return d.Seconds()
+}
+
+type pgStreams struct{ db *pgDB }
+
+// APIVersion is the TS interface's apiVersion.
+func (s pgStreams) APIVersion() int { return 1 }
+
+// StoreName is the TS interface's name.
+func (s pgStreams) StoreName() string { return "postgres" }
+
+func (s pgStreams) Open(ctx context.Context, id string, o OpenOptions) (bool, error) {
+	var created bool
+	err := s.db.with(ctx, func(c *pgx.Conn) error {
+		if o.Owner != "" {
+			if _, err := c.Exec(ctx, "insert into auth.users (id) values ($1) on conflict do nothing", o.Owner); err != nil {
+				return pgErr(err)
+			}
+		}
+		kind := o.Kind
+		if kind == "" {
+			kind = "default"
+		}
+		ttl := o.TTL
+		if ttl <= 0 {
+			ttl = 24 * time.Hour
+		}
+		return scalar(ctx, c, &created, "select better_supabase.stream_open($1, $2::uuid, $3::uuid, $4, $5::float8 * interval '1 second')",
+			id, nullable(o.Owner), nullable(o.Tenant), kind, ttl.Seconds())
+	})
+	return created, err
+}
+
+func (s pgStreams) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
+	return pgAppend(ctx, s.db.with, id, from, chunks)
+}
+
+func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) error) error, id string, from int, chunks []string) (AppendResult, error) {
+	if chunks == nil {
+		chunks = []string{}
+	}
+	var r AppendResult
+	err := with(ctx, func(c *pgx.Conn) error {
+		_, err := jsonInto(ctx, c, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
+		return err
+	})
+	return r, err
+}
+
+func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, limit int) (Page, error) {
+	var p Page
+	_, err := jsonInto(ctx, q, &p, "select better_supabase.stream_read($1, $2, $3)", id, from, limit)
+	if p.Chunks == nil {
+		p.Chunks = []string{}
+	}
+	return p, err
+}
+
+func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (Page, error) {
+	var p Page
+	err := s.db.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		p, err = s.readPage(ctx, c, id, from, limit)
+		return err
+	})
+	return p, err
+}
+
+// liveRead pages through a stream until it is done, polling while the
+// writer is behind (plain PostgreSQL has no Realtime to wake readers).
+func liveReadPG(ctx context.Context, page func(from int) (Page, error), from int) ([]string, error) {
+	out := []string{}
+	next := max(from, 0)
+	wait := time.Millisecond
+	for {
+		p, err := page(next)
+		if err != nil {
+			return nil, err
+		}
+		if !p.Found {
+			return out, nil
+		}
+		out = append(out, p.Chunks...)
+		next = p.Next
+		if p.Done {
+			return out, nil
+		}
+		if len(p.Chunks) > 0 {
+			wait = time.Millisecond
+			continue
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, &StoreError{Hint: HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
+		}
+		wait = min(wait*2, 20*time.Millisecond)
+	}
+}
+
+func (s pgStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+	return liveReadPG(ctx, func(from int) (Page, error) { return s.ReadPage(ctx, id, from, 10000) }, from)
+}
+
+func (s pgStreams) status(ctx context.Context, q queryer, id string) (*StreamStatus, error) {
+	var st StreamStatus
+	found, err := jsonInto(ctx, q, &st, "select better_supabase.stream_status($1)", id)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &st, nil
+}
+
+func (s pgStreams) Status(ctx context.Context, id string) (*StreamStatus, error) {
+	var st *StreamStatus
+	err := s.db.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		st, err = s.status(ctx, c, id)
+		return err
+	})
+	return st, err
+}
+
+func (s pgStreams) IsCancelled(ctx context.Context, id string) (bool, error) {
+	st, err := s.Status(ctx, id)
+	return st != nil && st.Cancelled, err
+}
+
+func (s pgStreams) boolCall(ctx context.Context, sql string, args ...any) (bool, error) {
+	var ok bool
+	err := s.db.with(ctx, func(c *pgx.Conn) error { return scalar(ctx, c, &ok, sql, args...) })
+	return ok, err
+}
+
+func (s pgStreams) Close(ctx context.Context, id string) (bool, error) {
+	return s.boolCall(ctx, "select better_supabase.stream_close($1)", id)
+}
+
+func (s pgStreams) Cancel(ctx context.Context, id string) (bool, error) {
+	return s.boolCall(ctx, "select better_supabase.stream_cancel($1)", id)
+}
+
+func (s pgStreams) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
+	var n int
+	err := s.db.with(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &n, "select better_supabase.purge_streams(coalesce($1::float8 * interval '1 second', interval '1 day'))", seconds(olderThan))
+	})
+	return n, err
+}
+
+func (s pgStreams) AgeStream(ctx context.Context, id string, d time.Duration) error {
+	return s.db.ageRows(ctx, "streams", "id = $1", id, d)
+}
+
+func (s pgStreams) As(c Caller) StreamView { return pgView{s, c} }
+
+// pgView calls the stream functions as a caller other than the service
+// role, inside a transaction that sets the role and the JWT claims.
+type pgView struct {
+	s   pgStreams
+	who Caller
+}
+
+func (v pgView) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+	return liveReadPG(ctx, func(from int) (Page, error) {
+		var p Page
+		err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
+			var err error
+			p, err = v.s.readPage(ctx, tx, id, from, 10000)
+			return err
+		})
+		return p, err
+	}, from)
+}
+
+func (v pgView) Status(ctx context.Context, id string) (*StreamStatus, error) {
+	var st *StreamStatus
+	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
+		var err error
+		st, err = v.s.status(ctx, tx, id)
+		return err
+	})
+	return st, err
+}
+
+func (v pgView) Cancel(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
+		return scalar(ctx, tx, &ok, "select better_supabase.stream_cancel($1)", id)
+	})
+	return ok, err
+}
+
+func (v pgView) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
+	var r AppendResult
+	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
+		_, err := jsonInto(ctx, tx, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
+		return err
+	})
+	return r, err
+}
+
+type pgRegistry struct{ db *pgDB }
+
+func (r pgRegistry) Record(ctx context.Context, in RunRecord) (string, error) {
+	attrs := in.Attributes
+	if attrs == nil {
+		attrs = map[string]any{}
+	}
+	aj, err := json.Marshal(attrs)
+	if err != nil {
+		return "", err
+	}
+	var id string
+	err = r.db.with(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &id, `select better_supabase.record_workflow_run($1, $2, $3, $4, $5::uuid, $6::uuid, $7::jsonb, $8, $9::timestamptz, $10::timestamptz)::text`,
+			in.Engine, in.ExternalID, in.Definition, in.Status, nullable(in.Tenant), nullable(in.Actor), string(aj), in.Error, in.StartedAt, in.CompletedAt)
+	})
+	return id, err
+}
+
+func (r pgRegistry) one(ctx context.Context, sql, ref string) (*WorkflowRun, error) {
+	var run WorkflowRun
+	var found bool
+	err := r.db.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		found, err = jsonInto(ctx, c, &run, sql, ref)
+		return err
+	})
+	if err != nil || !found {
+		return nil, err
+	}
+	if run.Attributes == nil {
+		run.Attributes = map[string]any{}
+	}
+	return &run, nil
+}
+
+func (r pgRegistry) Get(ctx context.Context, ref string) (*WorkflowRun, error) {
+	return r.one(ctx, "select better_supabase.workflow_run_get($1)", ref)
+}
+
+func (r pgRegistry) RequestCancel(ctx context.Context, ref string) (*WorkflowRun, error) {
+	return r.one(ctx, "select better_supabase.request_workflow_cancel($1)", ref)
+}
+
+func (r pgRegistry) List(ctx context.Context, f RunFilter) ([]WorkflowRun, error) {
+	limit := f.Max
+	if limit == 0 {
+		limit = 50
+	}
+	out := []WorkflowRun{}
+	err := r.db.with(ctx, func(c *pgx.Conn) error {
+		_, err := jsonInto(ctx, c, &out, "select better_supabase.workflow_runs_list($1::uuid, $2, $3, $4, $5::timestamptz)",
+			nullable(f.Tenant), nullable(f.Definition), nullable(f.Status), limit, f.Before)
+		return err
+	})
+	for i := range out {
+		if out[i].Attributes == nil {
+			out[i].Attributes = map[string]any{}
+		}
+	}
+	return out, err
+}
+
+func (r pgRegistry) Purge(ctx context.Context, olderThan time.Duration, batch int) (int, error) {
+	if batch <= 0 {
+		batch = 1000
+	}
+	var n int
+	err := r.db.with(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &n, "select better_supabase.purge_workflow_runs(coalesce($1::float8 * interval '1 second', interval '30 days'), $2)", seconds(olderThan), batch)
+	})
+	return n, err
+}
+
+func (r pgRegistry) AgeRun(ctx context.Context, id string, d time.Duration) error {
+	return r.db.ageRows(ctx, "workflow_runs", "id = $1::uuid", id, d)
+}
+
+type pgChat struct {
+	db      *pgDB
+	streams pgStreams
+}
+
+func (p pgChat) Streams() StreamStore { return p.streams }
+
+func (p pgChat) NewChat(ctx context.Context, owner string) (string, error) {
+	var id string
+	err := p.db.with(ctx, func(c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, "insert into auth.users (id) values ($1) on conflict do nothing", owner); err != nil {
+			return pgErr(err)
+		}
+		return scalar(ctx, c, &id, "insert into better_supabase.ai_chats (owner_id) values ($1::uuid) returning id::text", owner)
+	})
+	return id, err
+}
+
+func (p pgChat) call(ctx context.Context, dst any, sql string, args ...any) (bool, error) {
+	var found bool
+	err := p.db.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		found, err = jsonInto(ctx, c, dst, sql, args...)
+		return err
+	})
+	return found, err
+}
+
+func (p pgChat) AppendUser(ctx context.Context, chat string, m Message, o UserOptions) (MessageResult, error) {
+	trigger := o.Trigger
+	if trigger == "" {
+		trigger = "submit-message"
+	}
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return MessageResult{}, err
+	}
+	var r MessageResult
+	_, err = p.call(ctx, &r, "select better_supabase.append_ai_user_message($1::uuid, $2::jsonb, $3, $4)", chat, string(mj), trigger, nullable(o.MessageID))
+	return r, err
+}
+
+func (p pgChat) SaveAssistant(ctx context.Context, chat string, m Message, o AssistantOptions) (MessageResult, error) {
+	status, format := o.Status, o.Format
+	if status == "" {
+		status = "complete"
+	}
+	if format == "" {
+		format = "canonical"
+	}
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return MessageResult{}, err
+	}
+	var native any
+	if len(o.Native) > 0 {
+		native = string(o.Native)
+	}
+	var r MessageResult
+	_, err = p.call(ctx, &r, "select better_supabase.save_ai_assistant_message($1::uuid, $2::jsonb, $3, $4, $5, $6, $7::jsonb, $8::uuid)",
+		chat, string(mj), nullable(o.ParentID), status, nullable(o.Model), format, native, nullable(o.RunID))
+	return r, err
+}
+
+func (p pgChat) Path(ctx context.Context, chat, leaf string, native bool) ([]PathEntry, error) {
+	out := []PathEntry{}
+	_, err := p.call(ctx, &out, "select better_supabase.ai_message_path($1::uuid, $2, $3)", chat, nullable(leaf), native)
+	return out, err
+}
+
+func (p pgChat) Claim(ctx context.Context, chat, stream string, o ClaimOptions) (ClaimResult, error) {
+	engine := o.Engine
+	if engine == "" {
+		engine = "ai-sdk"
+	}
+	var r ClaimResult
+	_, err := p.call(ctx, &r, "select better_supabase.claim_ai_chat_stream($1::uuid, $2, $3, $4, $5, $6)",
+		chat, stream, nullable(o.Model), nullable(o.MessageID), engine, nullable(o.ExternalRunID))
+	return r, err
+}
+
+func (p pgChat) Release(ctx context.Context, chat, stream string, o ReleaseOptions) (bool, error) {
+	status := o.Status
+	if status == "" {
+		status = "completed"
+	}
+	var usage any
+	if o.Usage != nil {
+		b, _ := json.Marshal(o.Usage)
+		usage = string(b)
+	}
+	var ok bool
+	err := p.db.with(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &ok, "select better_supabase.release_ai_chat_stream($1::uuid, $2, $3, $4::jsonb, null, $5)",
+			chat, stream, status, usage, nullable(o.Error))
+	})
+	return ok, err
+}
+
+func (p pgChat) Stop(ctx context.Context, chat string) (*StopResult, error) {
+	var r StopResult
+	found, err := p.call(ctx, &r, "select better_supabase.request_ai_chat_stop($1::uuid)", chat)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (p pgChat) RunStatus(ctx context.Context, runID string) (string, error) {
+	var st string
+	err := p.db.admin(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &st, "select status from better_supabase.ai_runs where id = $1::uuid", runID)
+	})
+	return st, err
+}
+
+func (p pgChat) AgeChatRun(ctx context.Context, runID string, d time.Duration) error {
+	return p.db.ageRows(ctx, "ai_runs", "id = $1::uuid", runID, d)
+}
