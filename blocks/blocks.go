@@ -159,8 +159,8 @@ func load(fsys fs.FS) ([]Module, string, error) {
 func List() []Module {
 	out := make([]Module, len(modules))
 	for i, m := range modules {
-		m.Requires = append([]string(nil), m.Requires...)
-		m.Functions = append([]string(nil), m.Functions...)
+		m.Requires = append([]string{}, m.Requires...)
+		m.Functions = append([]string{}, m.Functions...)
 		out[i] = m
 	}
 	return out

@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newBlocksCmd) }
+
+func newBlocksCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "blocks",
+		Short: "List, print or install the embedded better-supabase blocks",
+		Long: `bsadapter embeds the better-supabase blocks its conformance suites run
+against: supabase-base (the Supabase roles and auth pieces, for plain
+PostgreSQL), streams, ai-chat and workflows, all in schema better_supabase.`,
+	}
+	cmd.AddCommand(newBlocksListCmd(app), newBlocksSQLCmd(app), newBlocksInstallCmd(app))
+	return cmd
+}
+
+type blocksListOptions struct{ format string }
+
+func newBlocksListCmd(app *App) *cobra.Command {
+	opts := &blocksListOptions{}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List the embedded modules: name, version, requires, functions",
+		Example: "  bsadapter blocks list\n  bsadapter blocks list --format json",
+		Args:    cobra.NoArgs,
+		RunE:    func(*cobra.Command, []string) error { return runBlocksList(app, opts) },
+	}
+	cmd.Flags().StringVar(&opts.format, "format", "text", "text or json")
+	return cmd
+}
+
+func runBlocksList(app *App, opts *blocksListOptions) error {
+	if err := formatFlag(opts.format, "text", "json"); err != nil {
+		return err
+	}
+	mods, err := blocks.Resolve()
+	if err != nil {
+		return err
+	}
+	if opts.format == "json" {
+		enc := json.NewEncoder(app.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"schemaVersion": 1, "modules": mods})
+	}
+	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, app.Style.Bold("MODULE")+"\t"+app.Style.Bold("VERSION")+"\t"+app.Style.Bold("REQUIRES")+"\t"+app.Style.Bold("FUNCTIONS"))
+	for _, m := range mods {
+		req := strings.Join(m.Requires, ", ")
+		if req == "" {
+			req = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, m.Version, req, strings.Join(m.Functions, ", "))
+	}
+	return tw.Flush()
+}
+
+func newBlocksSQLCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "sql [NAME...]",
+		Short: "Print the SQL of modules (and what they require), for your own migration tool",
+		Long: `Print the SQL that installs the named modules and the modules they require,
+in dependency order, one transaction per module, including the rows of the
+better_supabase.modules registry. No names means every module. Every
+statement leaves what already exists alone, so running it twice is harmless.`,
+		Example: "  bsadapter blocks sql streams > supabase/migrations/20250101000000_streams.sql",
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return blocks.Names(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			sql, err := blocks.SQL(args...)
+			if err != nil {
+				return moduleErr(err)
+			}
+			_, err = fmt.Fprint(app.Out, sql)
+			return err
+		},
+	}
+}
+
+func moduleErr(err error) error {
+	var unknown *blocks.UnknownModuleError
+	if errors.As(err, &unknown) {
+		return usageErr("run 'bsadapter blocks list' to see the modules", "%s", strings.TrimPrefix(err.Error(), "blocks: "))
+	}
+	return err
+}
+
+type blocksInstallOptions struct {
+	dsn    string
+	format string
+}
+
+func newBlocksInstallCmd(app *App) *cobra.Command {
+	opts := &blocksInstallOptions{}
+	cmd := &cobra.Command{
+		Use:   "install --dsn URL [NAME...]",
+		Short: "Install modules (and what they require) into your database",
+		Long: `Install the named modules and the modules they require into the database the
+connection string names (--dsn, or BSADAPTER_DSN). No names means every
+module. Each module installs in one transaction, in dependency order, and is
+recorded in better_supabase.modules; installing again changes nothing.
+supabase-base is skipped on a Supabase database, which has those pieces.`,
+		Example: "  bsadapter blocks install --dsn postgres://postgres@localhost:54322/postgres\n  BSADAPTER_DSN=... bsadapter blocks install streams",
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return blocks.Names(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runBlocksInstall(c.Context(), app, opts, args) },
+	}
+	cmd.Flags().StringVar(&opts.dsn, "dsn", "", "connection string of the database to install into (default $BSADAPTER_DSN)")
+	cmd.Flags().StringVar(&opts.format, "format", "text", "text or json")
+	return cmd
+}
+
+func runBlocksInstall(ctx context.Context, app *App, opts *blocksInstallOptions, args []string) error {
+	if err := formatFlag(opts.format, "text", "json"); err != nil {
+		return err
+	}
+	if _, err := blocks.Resolve(args...); err != nil {
+		return moduleErr(err)
+	}
+	dsn := opts.dsn
+	if dsn == "" {
+		dsn = app.getenv("BSADAPTER_DSN")
+	}
+	if dsn == "" {
+		return usageErr("pass --dsn postgres://user@host:port/database or set BSADAPTER_DSN; to get the SQL instead, run 'bsadapter blocks sql'",
+			"blocks install needs the database to install into")
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return usageErr("use postgres://user:password@host:port/database or host=... dbname=... keywords", "cannot parse the connection string: %v", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	conn, err := pgx.ConnectConfig(cctx, cfg)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return envErr(fmt.Errorf("cannot connect to database %s on %s:%d: %w", cfg.Database, cfg.Host, cfg.Port, err), "check the connection string and that the server is running")
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rep, err := blocks.Install(ctx, conn, args...)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if opts.format == "json" {
+		out := map[string]any{"schemaVersion": 1, "database": cfg.Database, "modules": nonNil(rep.Modules)}
+		if err != nil {
+			out["error"] = err.Error()
+		}
+		enc := json.NewEncoder(app.Out)
+		enc.SetIndent("", "  ")
+		if encErr := enc.Encode(out); encErr != nil {
+			return encErr
+		}
+	} else {
+		for _, m := range rep.Modules {
+			what := map[string]string{
+				blocks.Installed: app.Style.Green("installed"),
+				blocks.Already:   app.Style.Dim("already installed"),
+				blocks.Skipped:   app.Style.Yellow("skipped") + " (the database provides it)",
+			}[m.Action]
+			if m.Action == blocks.Installed && m.Found != "" {
+				what = app.Style.Green("upgraded") + " from version " + m.Found
+			}
+			fmt.Fprintf(app.Out, "%s %s: %s\n", m.Name, m.Version, what)
+		}
+	}
+	if err != nil {
+		return envErr(err, "nothing of the failed module was kept (its transaction was rolled back); fix the cause and run the command again")
+	}
+	if opts.format == "text" {
+		if rep.Changed() {
+			fmt.Fprintf(app.Err, "installed into database %s\n", cfg.Database)
+		} else {
+			fmt.Fprintf(app.Err, "nothing to do: database %s has every module already\n", cfg.Database)
+		}
+	}
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
