@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/config"
+	"github.com/bsadapter/bsadapter/internal/fixtures"
+	"github.com/bsadapter/bsadapter/schemas"
+	"github.com/spf13/cobra"
+)
+
+type checkFixturesOptions struct {
+	bridge       string
+	noBridge     bool
+	strict       bool
+	requireParts []string
+	update       bool
+	format       string
+	verbose      bool
+	timeout      time.Duration
+	jobs         int
+}
+
+func init() { register(newCheckFixturesCmd) }
+
+func newCheckFixturesCmd(app *App) *cobra.Command {
+	opts := &checkFixturesOptions{}
+	cmd := &cobra.Command{
+		Use:   "check-fixtures [PATH...]",
+		Short: "Validate fixture messages and their round trips through the adapter's converters",
+		Long: `Check every message in an adapter's fixtures.
+
+PATHs are fixture files or folders (folders are walked for *.json, *.jsonl and
+*.ndjson, skipping node_modules, dot-folders and *.canonical.json snapshots).
+Without PATHs, the "fixtures" entry of bsadapter.json is used (found in the
+current folder or the nearest parent), else ./fixtures.
+
+Canonical mode (no bridge): every message must be a valid AiMessage
+(ai-message-v1).
+
+Converter mode (a bridge from bsadapter.json's bridge.command, or --bridge):
+every message is a native SDK message. Each goes through converter.fromSdk;
+the result must be a valid AiMessage; then converter.toSdk and
+converter.fromSdk again must give back the same parts. A changed id, role or
+metadata is a warning (a failure with --strict).
+
+Every run shows which of the nine part types the corpus produced and how
+often. With --update the canonical form of each fixture file is written next
+to it as NAME.canonical.json; later runs compare against it.`,
+		Example: `  bsadapter check-fixtures
+  bsadapter check-fixtures --no-bridge fixtures/canonical
+  bsadapter check-fixtures --bridge 'node bridge.mjs' --require-parts text,tool-call fixtures
+  bsadapter check-fixtures --format github`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runCheckFixtures(c.Context(), app, opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.bridge, "bridge", "", "bridge command line, e.g. 'npx tsx bsadapter.bridge.ts' (overrides bsadapter.json; run in the current folder)")
+	f.BoolVar(&opts.noBridge, "no-bridge", false, "canonical mode even when bsadapter.json names a bridge")
+	f.BoolVar(&opts.strict, "strict", false, "treat round-trip warnings (changed id, role or metadata) as failures")
+	f.StringSliceVar(&opts.requireParts, "require-parts", nil, "fail unless the corpus produces each of these part types (comma-separated)")
+	f.BoolVar(&opts.update, "update", false, "write each fixture file's canonical form to NAME.canonical.json instead of comparing")
+	f.StringVar(&opts.format, "format", "text", "output format: text, json, junit or github")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passing messages too")
+	f.DurationVar(&opts.timeout, "timeout", bridge.DefaultTimeout, "how long to wait for the bridge's answer to one request")
+	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
+	return cmd
+}
+
+func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions, args []string) error {
+	if err := formatFlag(opts.format, "text", "json", "junit", "github"); err != nil {
+		return err
+	}
+	if opts.noBridge && opts.bridge != "" {
+		return usageErr("use one of them", "--bridge and --no-bridge cannot be used together")
+	}
+	if opts.jobs < 0 {
+		return usageErr("", "--jobs must be 0 (automatic) or more, got %d", opts.jobs)
+	}
+	if opts.timeout <= 0 {
+		return usageErr("e.g. --timeout 30s", "--timeout must be positive, got %s", opts.timeout)
+	}
+	var required []string
+	for _, p := range opts.requireParts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, ok := schemas.PartDef(p); !ok {
+			return usageErr("the nine part types are: "+strings.Join(schemas.PartTypes, ", "), "--require-parts: unknown part type %q", p)
+		}
+		required = append(required, p)
+	}
+
+	wd, err := os.Getwd()
+	if err != nil {
+		return envErr(err, "")
+	}
+	cfg, err := config.Find(wd)
+	if err != nil {
+		return envErr(err, "fix bsadapter.json, or run from a folder without one")
+	}
+
+	paths := args
+	if len(paths) == 0 {
+		switch {
+		case cfg != nil && len(cfg.Fixtures) > 0:
+			paths = cfg.FixturePaths()
+		default:
+			if _, err := os.Stat("fixtures"); err != nil {
+				hint := "pass fixture files or folders, or set \"fixtures\" in bsadapter.json"
+				return usageErr(hint, "no PATH given and there is no ./fixtures folder")
+			}
+			paths = []string{"fixtures"}
+		}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			hint := ""
+			if cfg != nil && len(args) == 0 {
+				hint = "the path comes from " + cfg.Path
+			}
+			return envErr(fmt.Errorf("fixture path %s does not exist", p), hint)
+		}
+	}
+
+	var argv []string
+	var dir, source string
+	switch {
+	case opts.noBridge:
+	case opts.bridge != "":
+		argv, err = bridge.SplitCommand(opts.bridge)
+		if err != nil {
+			return usageErr("quote arguments with spaces, e.g. --bridge \"node 'my bridge.mjs'\"", "--bridge: %v", err)
+		}
+		dir, source = wd, "--bridge"
+	case cfg != nil && len(cfg.Bridge.Command) > 0:
+		argv, dir, source = cfg.Bridge.Command, cfg.Dir, cfg.Path
+	}
+	if opts.update && argv == nil {
+		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--update writes the converter's canonical forms, so it needs a bridge")
+	}
+
+	var client *bridge.Client
+	if argv != nil {
+		client, err = bridge.Start(ctx, bridge.Options{
+			Command:       argv,
+			Dir:           dir,
+			Timeout:       opts.timeout,
+			Jobs:          opts.jobs,
+			ClientVersion: Build().Version,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return envErr(err, "the bridge command comes from "+source+"; run it by hand in "+dir+" to see why it fails")
+		}
+		defer client.Close()
+		if !client.Capabilities().Converter {
+			return envErr(fmt.Errorf("the bridge %s does not declare the converter capability", strings.Join(argv, " ")), "check-fixtures needs converter.fromSdk and converter.toSdk; pass --no-bridge to check canonical messages")
+		}
+	}
+
+	rep, err := fixtures.Run(ctx, fixtures.Options{
+		Paths:        paths,
+		WorkDir:      wd,
+		Bridge:       client,
+		Strict:       opts.strict,
+		RequireParts: required,
+		Update:       opts.update,
+		Jobs:         opts.jobs,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, fixtures.ErrNoFixtures) {
+			return usageErr("fixture files end in .json, .jsonl or .ndjson", "%v", err)
+		}
+		return envErr(err, "")
+	}
+	if client != nil {
+		// Stop the bridge before printing, so a slow shutdown never
+		// delays output and nothing outlives the report.
+		client.Close()
+	}
+
+	switch opts.format {
+	case "json":
+		err = fixtures.WriteJSON(app.Out, rep)
+	case "junit":
+		err = fixtures.WriteJUnit(app.Out, rep)
+	case "github":
+		err = fixtures.WriteGitHub(app.Out, rep)
+	default:
+		err = fixtures.WriteText(app.Out, rep, opts.verbose, app.Style)
+	}
+	if err != nil {
+		return envErr(err, "")
+	}
+	if !rep.OK() {
+		return failed("")
+	}
+	return nil
+}
