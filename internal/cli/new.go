@@ -31,6 +31,9 @@ type newOptions struct {
 
 func init() { register(newNewCmd) }
 
+// storageDefault is what a bare --storage stands for: NAME-state.
+const storageDefault = "\x00NAME-state"
+
 func newNewCmd(app *App) *cobra.Command {
 	opts := &newOptions{}
 	cmd := &cobra.Command{
@@ -55,8 +58,14 @@ edited in place.`,
   bsadapter new my-sdk --sdk my-sdk --contracts chat,streams --dir ./adapters/my-sdk
   bsadapter new temporal --sdk @temporalio/client --contracts workflows --storage --builder
   bsadapter new langchain --dry-run`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				hint := "quote nothing: NAME is one word, e.g. 'bsadapter new my-sdk'"
+				if opts.storage == storageDefault {
+					hint = fmt.Sprintf("--storage takes its value with '=': --storage=%s", args[1])
+				}
+				return usageErr(hint, "new takes one NAME, got %d arguments (%s)", len(args), strings.Join(args, " "))
+			}
 			return runNew(app, c, opts, args)
 		},
 	}
@@ -66,8 +75,8 @@ edited in place.`,
 	f.StringVar(&opts.preset, "preset", "", "converters: generic or langchain (default langchain for NAME langchain, else generic)")
 	f.StringVar(&opts.contracts, "contracts", strings.Join(scaffold.AllContracts, ","), "what the adapter implements: chat, streams, workflows (comma-separated)")
 	f.BoolVar(&opts.builder, "builder", false, "with workflows: add a workflow builder runtime (step, sleep, approval)")
-	f.StringVar(&opts.storage, "storage", "", "generate the engine's SQL module skeleton (bare --storage: NAME-state)")
-	f.Lookup("storage").NoOptDefVal = "\x00default"
+	f.StringVar(&opts.storage, "storage", "", "generate the engine's SQL module skeleton: bare --storage for NAME-state, or --storage=MODULE")
+	f.Lookup("storage").NoOptDefVal = storageDefault
 	f.StringVar(&opts.placement, "placement", "", "package or subpath (default: subpath inside a better-supabase checkout, else package)")
 	f.StringVar(&opts.dir, "dir", "", "folder to write into (default ./NAME; for subpath the checkout)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the files and edits, write nothing")
@@ -126,7 +135,7 @@ func runNew(app *App, c *cobra.Command, opts *newOptions, args []string) error {
 	}
 	switch opts.storage {
 	case "":
-	case "\x00default":
+	case storageDefault:
 		o.Storage = o.Name + "-state"
 	default:
 		o.Storage = opts.storage
@@ -167,7 +176,11 @@ func runNew(app *App, c *cobra.Command, opts *newOptions, args []string) error {
 
 	plan, err := scaffold.Render(o)
 	if err != nil {
-		return optionErr(err)
+		var oe *scaffold.OptionError
+		if errors.As(err, &oe) {
+			return optionErr(err)
+		}
+		return envErr(err, "")
 	}
 	if opts.dryRun {
 		return printPlan(app, opts, o, plan)
@@ -299,12 +312,13 @@ type newReport struct {
 	Files         []string `json:"files"`
 	Overwritten   []string `json:"overwritten,omitempty"`
 	Edits         []string `json:"edits,omitempty"`
+	NextDir       string   `json:"nextDir"`
 	Next          string   `json:"next"`
 }
 
 func report(o *scaffold.Options, plan *scaffold.Plan, dry bool) newReport {
 	r := newReport{SchemaVersion: 1, DryRun: dry, Name: o.Name, Format: o.Format, Preset: o.Preset, Placement: o.Placement,
-		Contracts: o.Contracts, Root: plan.Root, Next: plan.Next, Files: []string{}}
+		Contracts: o.Contracts, Root: plan.Root, NextDir: plan.NextDir, Next: plan.Next, Files: []string{}}
 	for _, f := range plan.Files {
 		r.Files = append(r.Files, f.Path)
 	}
@@ -317,10 +331,10 @@ func report(o *scaffold.Options, plan *scaffold.Plan, dry bool) newReport {
 func displayRoot(root string) string {
 	wd, err := os.Getwd()
 	if err == nil {
-		if rel, err := filepath.Rel(wd, root); err == nil && filepath.IsLocal(rel) {
-			return "." + string(filepath.Separator) + rel
-		} else if err == nil && rel == "." {
+		if rel, err := filepath.Rel(wd, root); err == nil && rel == "." {
 			return "."
+		} else if err == nil && filepath.IsLocal(rel) {
+			return "." + string(filepath.Separator) + rel
 		}
 	}
 	return root
@@ -333,7 +347,7 @@ func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.P
 		return enc.Encode(report(o, plan, true))
 	}
 	st := app.Style
-	fmt.Fprintf(app.Out, "%s %s adapter %q (%s placement) in %s\n", st.Bold("would create"), o.Preset, o.Name, o.Placement, displayRoot(plan.Root))
+	fmt.Fprintf(app.Out, "%s adapter %q (%s preset, %s placement) in %s\n", st.Bold("would create"), o.Name, o.Preset, o.Placement, displayRoot(plan.Root))
 	conflicts, err := plan.Conflicts()
 	if err != nil {
 		return envErr(err, "")
@@ -380,10 +394,10 @@ func printResult(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold
 		over = fmt.Sprintf(" (%d overwritten)", len(res.Overwritten))
 	}
 	next := plan.Next
-	if o.Placement == scaffold.PlacementPackage {
-		next = "cd " + root + " && " + next
+	if nd := displayRoot(filepath.Join(plan.Root, filepath.FromSlash(plan.NextDir))); nd != "." {
+		next = "cd " + nd + " && " + next
 	}
-	fmt.Fprintf(app.Out, "%s %s adapter %q in %s: %d files%s%s; next: %s\n", app.Style.Green("created"), o.Preset, o.Name, root,
+	fmt.Fprintf(app.Out, "%s adapter %q (%s preset) in %s: %d files%s%s; next: %s\n", app.Style.Green("created"), o.Name, o.Preset, root,
 		len(res.Created)+len(res.Overwritten), over, edited, next)
 	return nil
 }

@@ -232,6 +232,16 @@ func (k kv) render(indent, unit, nl string) string {
 	return b.String()
 }
 
+// addAfter plans the insertion of members right after member m of o.
+func (s *scanner) addAfter(o object, m member, unit, nl string, kvs []kv) insertion {
+	mi, u := s.indents(o, unit)
+	var b strings.Builder
+	for _, k := range kvs {
+		b.WriteString("," + nl + mi + k.render(mi, u, nl))
+	}
+	return insertion{at: m.valEnd, text: b.String()}
+}
+
 // addMembers plans the insertion of members at the end of object o.
 func (s *scanner) addMembers(o object, unit, nl string, kvs []kv) insertion {
 	mi, u := s.indents(o, unit)
@@ -311,7 +321,12 @@ func planPackageJSONEdit(o *Options) (*Edit, error) {
 		}
 		m, ok := root.find(field)
 		if !ok {
-			topLevel = append(topLevel, kv{key: field, kids: kvs})
+			// A new peerDependenciesMeta goes right after peerDependencies.
+			if peers, has := root.find("peerDependencies"); has && field == "peerDependenciesMeta" {
+				ins = append(ins, s.addAfter(root, peers, unit, nl, []kv{{key: field, kids: kvs}}))
+			} else {
+				topLevel = append(topLevel, kv{key: field, kids: kvs})
+			}
 			edit.Summary = append(edit.Summary, fmt.Sprintf("%s: add with %s", field, strings.Join(o.SDKs, ", ")))
 			continue
 		}

@@ -75,7 +75,7 @@ type OptionError struct {
 
 func (e *OptionError) Error() string {
 	if e.Value == "" {
-		return fmt.Sprintf("%s: %s", e.Flag, e.Msg)
+		return fmt.Sprintf("%s %s", e.Flag, e.Msg)
 	}
 	return fmt.Sprintf("%s %q %s", e.Flag, e.Value, e.Msg)
 }

@@ -26,8 +26,9 @@ type Plan struct {
 	Root  string
 	Files []File
 	Edits []Edit
-	// Next is the command line the user runs next.
-	Next string
+	// NextDir (relative to Root) is where the user goes next, and Next the
+	// command line they run there.
+	NextDir, Next string
 }
 
 // layout says where each kind of file goes for a placement.
@@ -158,9 +159,12 @@ func Render(o *Options) (*Plan, error) {
 			return nil, err
 		}
 		plan.Edits = append(plan.Edits, *edit)
-		plan.Next = fmt.Sprintf("cd %s && bsadapter check-fixtures", path.Join(l.test))
+		plan.NextDir, plan.Next = l.test, "bsadapter check-fixtures"
+		if d.Streams || d.Workflows {
+			plan.Next += " && bsadapter conform --store=bridge"
+		}
 	} else {
-		plan.Next = "npm install --legacy-peer-deps && bsadapter check-fixtures"
+		plan.NextDir, plan.Next = ".", "npm install --legacy-peer-deps && bsadapter check-fixtures"
 		if d.Streams || d.Workflows {
 			plan.Next += " && bsadapter conform --store=bridge"
 		}

@@ -223,12 +223,13 @@ func (e Edit) Diff() []string {
 		case i < n && j < m && a[i] == b[j]:
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, fmt.Sprintf("+%d %s", j+1, b[j]))
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			// Removals first, so a changed line reads "-old" then "+new".
 			out = append(out, fmt.Sprintf("-%d %s", i+1, a[i]))
 			i++
+		default:
+			out = append(out, fmt.Sprintf("+%d %s", j+1, b[j]))
+			j++
 		}
 	}
 	return out
