@@ -1,0 +1,266 @@
+package scaffold
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestValidateName(t *testing.T) {
+	good := []string{"langchain", "temporal", "my-sdk", "a1", "vercel-chat-v2"}
+	for _, n := range good {
+		if err := ValidateName(n); err != nil {
+			t.Errorf("%q refused: %v", n, err)
+		}
+	}
+	bad := map[string]string{
+		"":                      "is required",
+		"../evil":               "would leave the target folder",
+		"a/b":                   "would leave the target folder",
+		`a\b`:                   "would leave the target folder",
+		"..":                    "would leave the target folder",
+		"MySDK":                 "kebab-case",
+		"my_sdk":                "kebab-case",
+		"-x":                    "kebab-case",
+		"x-":                    "kebab-case",
+		"a--b":                  "kebab-case",
+		"1password":             "kebab-case",
+		"ai-sdk":                "already a better-supabase subpath",
+		"streams":               "already a better-supabase subpath",
+		"testing":               "already a better-supabase subpath",
+		"credentials":           "already a better-supabase subpath",
+		strings.Repeat("a", 41): "longer than",
+	}
+	for n, want := range bad {
+		err := ValidateName(n)
+		var oe *OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), want) || oe.Fix == "" {
+			t.Errorf("ValidateName(%q) = %v; want an OptionError with %q and a fix", n, err, want)
+		}
+	}
+	for in, want := range map[string]string{"MySDK": "my-s-d-k", "my_sdk": "my-sdk", "../evil": "evil", "My Adapter!": "my-adapter", "--x--": "x"} {
+		if got := Suggest(in); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCompleteDefaultsAndErrors(t *testing.T) {
+	o := Options{Name: "langchain", Placement: PlacementPackage, Dir: "x"}
+	if err := o.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Preset != "langchain" || o.Format != "langchain-v1" || o.SDKs[0] != "@langchain/core" || len(o.Contracts) != 3 {
+		t.Errorf("defaults: %+v", o)
+	}
+	cases := map[string]Options{
+		"--sdk":       {Name: "acme", Placement: PlacementPackage, Dir: "x"},
+		"--format":    {Name: "acme", SDKs: []string{"a"}, Format: "canonical", Placement: PlacementPackage, Dir: "x"},
+		"--contracts": {Name: "acme", SDKs: []string{"a"}, Contracts: []string{"chat", "cron"}, Placement: PlacementPackage, Dir: "x"},
+		"--builder":   {Name: "acme", SDKs: []string{"a"}, Contracts: []string{"chat"}, Builder: true, Placement: PlacementPackage, Dir: "x"},
+		"--storage":   {Name: "acme", SDKs: []string{"a"}, Storage: "Acme State", Placement: PlacementPackage, Dir: "x"},
+		"--placement": {Name: "acme", SDKs: []string{"a"}, Placement: "monorepo", Dir: "x"},
+		"--preset":    {Name: "acme", SDKs: []string{"a"}, Preset: "openai", Placement: PlacementPackage, Dir: "x"},
+	}
+	for flag, o := range cases {
+		err := o.Complete()
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Flag != flag {
+			t.Errorf("%s: got %v", flag, err)
+		}
+	}
+	for _, sdk := range []string{"Not A Package", "better-supabase", "@scope/"} {
+		if ValidateSDK(sdk) == nil {
+			t.Errorf("--sdk %q accepted", sdk)
+		}
+	}
+}
+
+func render(t *testing.T, o Options) *Plan {
+	t.Helper()
+	p, err := Render(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// No template leaks a delimiter, a TODO for another adapter, or a token
+// field into the generated code; the package.json follows rule 3.
+func TestRenderedAdapterFollowsTheRules(t *testing.T) {
+	p := render(t, Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Placement: PlacementPackage, Dir: t.TempDir(), Storage: "acme-state"})
+	for _, f := range p.Files {
+		s := string(f.Data)
+		if strings.Contains(s, "[%") || strings.Contains(s, "%]") || strings.Contains(s, "<no value>") {
+			t.Errorf("%s has an unrendered template action", f.Path)
+		}
+		if strings.HasPrefix(f.Path, "src/") && regexpToken.MatchString(s) {
+			t.Errorf("%s has a token-like option: %s", f.Path, regexpToken.FindString(s))
+		}
+		if strings.HasPrefix(f.Path, "src/") && strings.Contains(strings.ToLower(s), "create table") {
+			t.Errorf("%s has SQL: adapters ship no SQL", f.Path)
+		}
+	}
+	var pkg struct {
+		Type                 string
+		Exports              map[string]map[string]string
+		PeerDependencies     map[string]string
+		PeerDependenciesMeta map[string]struct{ Optional bool }
+		Files                []string
+		Scripts              map[string]string
+	}
+	for _, f := range p.Files {
+		if f.Path == "package.json" {
+			if err := json.Unmarshal(f.Data, &pkg); err != nil {
+				t.Fatalf("package.json: %v", err)
+			}
+		}
+	}
+	if pkg.Type != "module" || pkg.Exports["."]["types"] == "" || pkg.PeerDependencies["better-supabase"] == "" ||
+		pkg.PeerDependencies["@acme/sdk"] == "" || !pkg.PeerDependenciesMeta["@acme/sdk"].Optional {
+		t.Errorf("package.json: %+v", pkg)
+	}
+	for _, s := range []string{"build", "test", "check-fixtures", "conform"} {
+		if pkg.Scripts[s] == "" {
+			t.Errorf("package.json has no %s script", s)
+		}
+	}
+	if len(pkg.Files) != 1 || pkg.Files[0] != "dist" {
+		t.Errorf("package.json files %v: only dist is published (no SQL)", pkg.Files)
+	}
+}
+
+func TestWriteRefusesAndRollsBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	p := render(t, Options{Name: "acme", SDKs: []string{"a"}, Placement: PlacementPackage, Dir: dir, Contracts: []string{"chat"}})
+
+	// A file in the way of a folder makes the write fail midway: every
+	// file and folder written so far is removed again, the root included.
+	blocker := &Plan{Root: dir, Files: append([]File{{Path: "aaa.txt", Data: []byte("x")}}, p.Files...)}
+	blocker.Files = append(blocker.Files, File{Path: "src/types.ts/oops", Data: []byte("x")})
+	if _, err := Write(blocker, false); err == nil {
+		t.Fatal("a write through a file succeeded")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed write left %s behind", dir)
+	}
+
+	// An existing file is a conflict; --force overwrites it; edits restore.
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "src", "index.ts"), []byte("mine"), 0o644)
+	_, err := Write(p, false)
+	var ce *ConflictError
+	if !errors.As(err, &ce) || len(ce.Paths) != 1 || ce.Paths[0] != "src/index.ts" {
+		t.Fatalf("want a conflict on src/index.ts, got %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "src"))
+	if len(entries) != 1 {
+		t.Errorf("a refused write wrote files: %v", entries)
+	}
+	res, err := Write(p, true)
+	if err != nil || len(res.Overwritten) != 1 || len(res.Created) != len(p.Files)-1 {
+		t.Fatalf("forced write: %+v %v", res, err)
+	}
+}
+
+// A symbolic link inside the target that points outside it is not
+// followed: os.Root refuses, and nothing is written outside.
+func TestWriteNeverLeavesTheRoot(t *testing.T) {
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside")
+	root := filepath.Join(base, "root")
+	os.MkdirAll(outside, 0o755)
+	os.MkdirAll(root, 0o755)
+	if err := os.Symlink(outside, filepath.Join(root, "src")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	p := &Plan{Root: root, Files: []File{{Path: "src/index.ts", Data: []byte("x")}}}
+	if _, err := Write(p, true); err == nil {
+		t.Error("a write through a symlink leaving the root succeeded")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("wrote outside the root: %v", entries)
+	}
+	p = &Plan{Root: root, Files: []File{{Path: "../escape.ts", Data: []byte("x")}}}
+	if _, err := Write(p, true); err == nil {
+		t.Error("a ../ path was written")
+	}
+	if _, err := os.Stat(filepath.Join(base, "escape.ts")); err == nil {
+		t.Error("../escape.ts exists")
+	}
+}
+
+func checkout(t *testing.T, pkg string) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "packages", "better-supabase")
+	os.MkdirAll(p, 0o755)
+	if err := os.WriteFile(filepath.Join(p, "package.json"), []byte(pkg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestPackageJSONEditKeepsFormatting(t *testing.T) {
+	cases := map[string]struct{ in, want string }{
+		"tabs and CRLF, no peers": {
+			in:   "{\r\n\t\"name\": \"better-supabase\",\r\n\t\"exports\": {\r\n\t\t\".\": \"./dist/index.js\"\r\n\t}\r\n}\r\n",
+			want: "{\r\n\t\"name\": \"better-supabase\",\r\n\t\"exports\": {\r\n\t\t\".\": \"./dist/index.js\",\r\n\t\t\"./acme\": {\r\n\t\t\t\"@better-supabase/source\": \"./src/acme/index.ts\",\r\n\t\t\t\"types\": \"./dist/acme/index.d.ts\",\r\n\t\t\t\"default\": \"./dist/acme/index.js\"\r\n\t\t}\r\n\t},\r\n\t\"peerDependencies\": {\r\n\t\t\"@acme/sdk\": \"*\"\r\n\t},\r\n\t\"peerDependenciesMeta\": {\r\n\t\t\"@acme/sdk\": {\r\n\t\t\t\"optional\": true\r\n\t\t}\r\n\t}\r\n}\r\n",
+		},
+		"empty exports and peers already there": {
+			in:   "{\n  \"name\": \"better-supabase\",\n  \"exports\": {},\n  \"peerDependencies\": { \"@acme/sdk\": \"^1\" },\n  \"peerDependenciesMeta\": {}\n}\n",
+			want: "{\n  \"name\": \"better-supabase\",\n  \"exports\": {\n    \"./acme\": {\n      \"@better-supabase/source\": \"./src/acme/index.ts\",\n      \"types\": \"./dist/acme/index.d.ts\",\n      \"default\": \"./dist/acme/index.js\"\n    }\n  },\n  \"peerDependencies\": { \"@acme/sdk\": \"^1\" },\n  \"peerDependenciesMeta\": {\n    \"@acme/sdk\": {\n      \"optional\": true\n    }\n  }\n}\n",
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := checkout(t, c.in)
+			o := &Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Placement: PlacementSubpath, Dir: dir}
+			if err := o.Complete(); err != nil {
+				t.Fatal(err)
+			}
+			e, err := planPackageJSONEdit(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(e.After) != c.want {
+				t.Errorf("got\n%q\nwant\n%q", e.After, c.want)
+			}
+			// Running it again on the result changes nothing.
+			os.WriteFile(filepath.Join(dir, "packages", "better-supabase", "package.json"), e.After, 0o644)
+			again, err := planPackageJSONEdit(o)
+			if err != nil || string(again.After) != c.want {
+				t.Errorf("second edit: %v\n%q", err, again.After)
+			}
+		})
+	}
+	for _, broken := range []string{`{"name": "better-supabase", "exports": "./x.js"}`, `{"name": "better-supabase",`, `[1]`} {
+		dir := checkout(t, broken)
+		o := &Options{Name: "acme", SDKs: []string{"a"}, Placement: PlacementSubpath, Dir: dir}
+		o.Complete()
+		if _, err := planPackageJSONEdit(o); err == nil || !strings.Contains(err.Error(), "package.json") {
+			t.Errorf("%s: want an error naming package.json, got %v", broken, err)
+		}
+	}
+}
+
+func TestFindCheckout(t *testing.T) {
+	dir := checkout(t, `{"name": "better-supabase"}`)
+	sub := filepath.Join(dir, "apps", "web")
+	os.MkdirAll(sub, 0o755)
+	if got, ok := FindCheckout(sub); !ok || got != dir {
+		t.Errorf("FindCheckout(%s) = %s, %v", sub, got, ok)
+	}
+	other := checkout(t, `{"name": "not-it"}`)
+	if _, ok := FindCheckout(other); ok {
+		t.Error("a package named not-it is a checkout")
+	}
+}
+
+var regexpToken = regexp.MustCompile(`(?i)\b(api_?key|access_?token|secret|password)\??\s*:`)
