@@ -1,0 +1,399 @@
+package blocks_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func TestEmbeddedFS(t *testing.T) {
+	if err := blocks.LoadError(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The modules, versions and public functions contracts.md names.
+var wantModules = []struct {
+	name, version string
+	functions     []string
+}{
+	{"supabase-base", "1", []string{"auth.jwt", "auth.uid", "auth.role"}},
+	{"streams", "1", []string{"stream_open", "stream_append", "stream_read", "stream_status", "stream_close", "stream_cancel", "purge_streams"}},
+	{"ai-chat", "2", []string{"append_ai_user_message", "save_ai_assistant_message", "ai_message_path", "claim_ai_chat_stream", "release_ai_chat_stream", "request_ai_chat_stop"}},
+	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs"}},
+}
+
+func TestListInDependencyOrder(t *testing.T) {
+	mods := blocks.List()
+	if len(mods) != len(wantModules) {
+		t.Fatalf("List() has %d modules, want %d", len(mods), len(wantModules))
+	}
+	pos := map[string]int{}
+	for i, m := range mods {
+		pos[m.Name] = i
+	}
+	for _, m := range mods {
+		for _, r := range m.Requires {
+			if pos[r] >= pos[m.Name] {
+				t.Errorf("%s requires %s but comes before it", m.Name, r)
+			}
+		}
+	}
+	for _, w := range wantModules {
+		i, ok := pos[w.name]
+		if !ok {
+			t.Errorf("module %s missing", w.name)
+			continue
+		}
+		m := mods[i]
+		if m.Version != w.version {
+			t.Errorf("%s version %s, want %s", w.name, m.Version, w.version)
+		}
+		var want []string
+		for _, f := range w.functions {
+			if !strings.Contains(f, ".") {
+				f = "better_supabase." + f
+			}
+			want = append(want, f)
+		}
+		if !slices.Equal(m.Functions, want) {
+			t.Errorf("%s functions\n got %v\nwant %v", w.name, m.Functions, want)
+		}
+	}
+	// List returns copies: changing them must not change the package.
+	mods[0].Requires = append(mods[0].Requires, "x")
+	if slices.Contains(blocks.List()[0].Requires, "x") {
+		t.Error("List shares its slices with the package")
+	}
+}
+
+func TestResolveAndSQL(t *testing.T) {
+	mods, err := blocks.Resolve("ai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range mods {
+		names = append(names, m.Name)
+	}
+	if want := []string{"supabase-base", "streams", "ai-chat"}; !slices.Equal(names, want) {
+		t.Errorf("Resolve(ai-chat) = %v, want %v", names, want)
+	}
+	sql, err := blocks.SQL("workflows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sql, "module supabase-base") || !strings.Contains(sql, "module workflows") || strings.Contains(sql, "module streams") {
+		t.Errorf("SQL(workflows) has the wrong modules:\n%s", firstLines(sql, 5))
+	}
+	if strings.Index(sql, "module supabase-base") > strings.Index(sql, "module workflows") {
+		t.Error("SQL(workflows) puts workflows before what it requires")
+	}
+	_, err = blocks.SQL("streams", "chat")
+	var unknown *blocks.UnknownModuleError
+	if !errors.As(err, &unknown) || unknown.Name != "chat" {
+		t.Errorf("SQL(chat) error = %v, want an UnknownModuleError for chat", err)
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func actions(rep blocks.Report) map[string]string {
+	out := map[string]string{}
+	for _, m := range rep.Modules {
+		out[m.Name] = m.Action
+	}
+	return out
+}
+
+func TestInstallFreshThenTwice(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+
+	rep, err := blocks.Install(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range blocks.List() {
+		if got := actions(rep)[m.Name]; got != blocks.Installed {
+			t.Errorf("first install: %s %q, want installed", m.Name, got)
+		}
+	}
+	rows, _ := conn.Query(ctx, "select name, version::text from better_supabase.modules order by name")
+	recorded, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var n, v string
+		err := r.Scan(&n, &v)
+		return n + "@" + v, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"ai-chat@2", "streams@1", "supabase-base@1", "workflows@1"}; !slices.Equal(recorded, want) {
+		t.Errorf("modules table = %v, want %v", recorded, want)
+	}
+
+	before := catalogSnapshot(t, conn)
+	rep, err = blocks.Install(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range blocks.List() {
+		if got := actions(rep)[m.Name]; got != blocks.Already {
+			t.Errorf("second install: %s %q, want already", m.Name, got)
+		}
+	}
+	if rep.Changed() {
+		t.Error("second install says it changed the database")
+	}
+	after := catalogSnapshot(t, conn)
+	if diff := diffLines(before, after); diff != "" {
+		t.Errorf("installing twice changed the database:\n%s", diff)
+	}
+}
+
+// catalogSnapshot lists, one line each, everything the blocks define and
+// the registry rows, with the system columns that change when a row is
+// rewritten (xmin), so that a no-op install shows no difference.
+func catalogSnapshot(t *testing.T, conn *pgx.Conn) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `
+		select 'function ' || p.oid::regprocedure || ' xmin=' || p.xmin || ' ' || md5(pg_get_functiondef(p.oid)) || ' acl=' || coalesce(p.proacl::text, '')
+		from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+		where n.nspname in ('better_supabase', 'auth')
+		union all
+		select 'relation ' || c.oid::regclass || ' xmin=' || c.xmin || ' rls=' || c.relrowsecurity || ' acl=' || coalesce(c.relacl::text, '')
+		from pg_class c join pg_namespace n on n.oid = c.relnamespace
+		where n.nspname in ('better_supabase', 'auth')
+		union all
+		select 'policy ' || schemaname || '.' || tablename || '.' || policyname || ' ' || coalesce(qual, '') || ' ' || array_to_string(roles, ',')
+		from pg_policies where schemaname in ('better_supabase', 'auth')
+		union all
+		select 'module ' || name || ' ' || version || ' ' || installed_at || ' xmin=' || xmin from better_supabase.modules
+		union all
+		select 'role ' || rolname || ' ' || rolbypassrls || ' ' || rolcanlogin from pg_roles where rolname in ('anon', 'authenticated', 'service_role')
+		order by 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) < 30 {
+		t.Fatalf("catalog snapshot has only %d lines; the query misses the blocks", len(lines))
+	}
+	return lines
+}
+
+func diffLines(a, b []string) string {
+	var out []string
+	for _, l := range a {
+		if !slices.Contains(b, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range b {
+		if !slices.Contains(a, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestInstallSubsetThenRest(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	rep, err := blocks.Install(ctx, conn, "streams")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(rep); len(got) != 2 || got["supabase-base"] != blocks.Installed || got["streams"] != blocks.Installed {
+		t.Fatalf("install streams: %v, want supabase-base and streams installed", got)
+	}
+	if exists(t, conn, "select to_regclass('better_supabase.workflow_runs') is not null") {
+		t.Fatal("installing streams also created workflow_runs")
+	}
+	rep, err = blocks.Install(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "ai-chat": blocks.Installed, "workflows": blocks.Installed}
+	if got := actions(rep); !mapsEqual(got, want) {
+		t.Errorf("install all after streams: %v, want %v", got, want)
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func exists(t *testing.T, conn *pgx.Conn, query string, args ...any) bool {
+	t.Helper()
+	var ok bool
+	if err := conn.QueryRow(context.Background(), query, args...).Scan(&ok); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return ok
+}
+
+// A module that fails leaves nothing of itself behind; the modules before
+// it stay installed.
+func TestInstallFailureRollsBackTheModule(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	// A table of that name but another shape: the workflows module's index
+	// on created_at cannot be built.
+	if _, err := conn.Exec(ctx, "create schema better_supabase; create table better_supabase.workflow_runs (id integer)"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := blocks.Install(ctx, conn)
+	var ie *blocks.InstallError
+	if !errors.As(err, &ie) || ie.Module != "workflows" {
+		t.Fatalf("Install error = %v, want an InstallError for workflows", err)
+	}
+	if !strings.Contains(err.Error(), "created_at") {
+		t.Errorf("the error does not say what is wrong: %v", err)
+	}
+	got := actions(rep)
+	if got["ai-chat"] != blocks.Installed || got["streams"] != blocks.Installed {
+		t.Errorf("modules before workflows: %v, want installed", got)
+	}
+	if exists(t, conn, "select to_regprocedure('better_supabase.workflow_run_get(text)') is not null") {
+		t.Error("a function of the failed module was left behind")
+	}
+	if exists(t, conn, "select exists (select from better_supabase.modules where name = 'workflows')") {
+		t.Error("the failed module was recorded as installed")
+	}
+	if exists(t, conn, "select exists (select from pg_policies where tablename = 'workflow_runs')") {
+		t.Error("a policy of the failed module was left behind")
+	}
+}
+
+// The SQL printed for migration tools installs the same thing as Install,
+// and running it twice is harmless.
+func TestSQLScriptMatchesInstall(t *testing.T) {
+	s, viaInstall := pgtest.EmptyDB(t)
+	_, viaScript := pgtest.EmptyDB(t)
+	ctx := context.Background()
+	a := pgtest.Conn(t, s, viaInstall)
+	if _, err := blocks.Install(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	b := pgtest.Conn(t, s, viaScript)
+	sql, err := blocks.SQL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := b.Exec(ctx, sql); err != nil {
+			t.Fatalf("running the printed SQL (time %d): %v", i+1, err)
+		}
+	}
+	strip := func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			// OIDs, xmin and install times differ between two databases.
+			if i := strings.Index(l, " xmin="); i >= 0 {
+				rest := l[i+len(" xmin="):]
+				if j := strings.IndexByte(rest, ' '); j >= 0 {
+					l = l[:i] + rest[j:]
+				} else {
+					l = l[:i]
+				}
+			}
+			if strings.HasPrefix(l, "module ") {
+				f := strings.Fields(l)
+				l = strings.Join(f[:3], " ")
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	if diff := diffLines(strip(catalogSnapshot(t, a)), strip(catalogSnapshot(t, b))); diff != "" {
+		t.Errorf("the printed SQL and Install differ:\n%s", diff)
+	}
+	rep, err := blocks.Install(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Changed() {
+		t.Errorf("Install after the printed SQL changed something: %+v", rep)
+	}
+}
+
+// On a Supabase database the base module is skipped and Supabase's own
+// auth functions stay as they are.
+func TestSupabaseBaseSkippedOnSupabase(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	// What a Supabase database has (the roles are cluster-wide and exist
+	// already on the shared server, or are created here).
+	if _, err := conn.Exec(ctx, `
+		do $$ begin
+		  if not exists (select from pg_roles where rolname = 'anon') then create role anon nologin; end if;
+		  if not exists (select from pg_roles where rolname = 'authenticated') then create role authenticated nologin; end if;
+		  if not exists (select from pg_roles where rolname = 'service_role') then create role service_role nologin bypassrls; end if;
+		end $$;
+		create schema auth;
+		create table auth.users (id uuid primary key);
+		create function auth.uid() returns uuid language sql stable as $$ select '00000000-0000-0000-0000-00000000cafe'::uuid $$;
+		create function auth.jwt() returns jsonb language sql stable as $$ select '{}'::jsonb $$;
+		create function auth.role() returns text language sql stable as $$ select 'supabase' $$;
+	`); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := blocks.Install(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(rep)["supabase-base"]; got != blocks.Skipped {
+		t.Errorf("supabase-base %q on a Supabase database, want skipped", got)
+	}
+	var uid string
+	if err := conn.QueryRow(ctx, "select auth.uid()::text").Scan(&uid); err != nil || uid != "00000000-0000-0000-0000-00000000cafe" {
+		t.Errorf("auth.uid() = %q, %v: Supabase's own function was replaced", uid, err)
+	}
+	if got := actions(rep)["streams"]; got != blocks.Installed {
+		t.Errorf("streams %q, want installed", got)
+	}
+}
+
+func pgCode(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
