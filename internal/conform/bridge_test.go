@@ -95,6 +95,15 @@ func TestBridgeNodeStorePasses(t *testing.T) {
 	if f := failureText(rep); f != "" {
 		t.Errorf("the correct node store failed cases:\n%s", f)
 	}
+	var derived []string
+	for _, c := range conform.Cases() {
+		if c.Suite == conform.SuiteChat || c.Needs == conform.FeatureBoundedRead || c.Needs == conform.FeatureClock || c.Needs == conform.FeatureIdentity {
+			derived = append(derived, c.ID)
+		}
+	}
+	if !sameSet(derived, bridgeSkips()) {
+		t.Errorf("the table's Needs disagree with the cases a bridge skips:\n table %v\n skips %v", derived, bridgeSkips())
+	}
 	if got := outcomes(rep, conform.Skipped); !sameSet(got, bridgeSkips()) {
 		t.Errorf("skipped cases:\n got %v\nwant %v", got, bridgeSkips())
 	}

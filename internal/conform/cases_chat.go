@@ -351,7 +351,7 @@ func chatCases() []Case {
 			}
 			return eq("claim of a second stream", got, ClaimResult{Claimed: false, StreamID: &stream, RunID: first.RunID})
 		}},
-		{ID: "chat/claim-takeover-stale", Rule: "a claim takes over from a run older than 10 minutes, or whose stream is closed; the old run becomes cancelled", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "chat/claim-takeover-stale", Needs: FeatureClock, Rule: "a claim takes over from a run older than 10 minutes, or whose stream is closed; the old run becomes cancelled", Run: func(ctx context.Context, s *Subject) error {
 			chat, err := newChat(ctx, s)
 			if err != nil {
 				return err

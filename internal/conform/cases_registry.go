@@ -535,7 +535,7 @@ func registryCases() []Case {
 			}
 			return c.err()
 		}},
-		{ID: "registry/purge-terminal-past-window", Rule: "purge deletes only terminal runs older than the window", Isolated: true, Run: func(ctx context.Context, s *Subject) error {
+		{ID: "registry/purge-terminal-past-window", Needs: FeatureClock, Rule: "purge deletes only terminal runs older than the window", Isolated: true, Run: func(ctx context.Context, s *Subject) error {
 			a, err := needRunAger(s)
 			if err != nil {
 				return err

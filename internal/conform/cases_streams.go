@@ -101,7 +101,7 @@ func (s *Subject) UUID() string { return newUUID() }
 
 func streamCases() []Case {
 	cs := []Case{
-		{ID: "streams/api-version-and-name", Rule: "the store reports apiVersion 1 and a non-empty name", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/api-version-and-name", Needs: FeatureIdentity, Rule: "the store reports apiVersion 1 and a non-empty name", Run: func(ctx context.Context, s *Subject) error {
 			idn, ok := s.Streams.(StreamIdentity)
 			if !ok {
 				return Skip("the store does not report apiVersion and name")
@@ -595,7 +595,7 @@ func streamCases() []Case {
 			}
 			return eq("chunks read", got, chunks)
 		}},
-		{ID: "streams/read-page-past-max", Rule: "a bounded read returns at most max chunks (clamped to 10000) and a next to resume from", Timeout: 30 * time.Second, Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/read-page-past-max", Needs: FeatureBoundedRead, Rule: "a bounded read returns at most max chunks (clamped to 10000) and a next to resume from", Timeout: 30 * time.Second, Run: func(ctx context.Context, s *Subject) error {
 			p, err := needPager(s)
 			if err != nil {
 				return err
@@ -640,7 +640,7 @@ func streamCases() []Case {
 			c.eq("read from 10000, max 10, after close", pg, Page{Found: true, Chunks: all[10000:], Next: 10005, Done: true})
 			return c.err()
 		}},
-		{ID: "streams/read-page-missing", Rule: "a bounded read of a missing stream is {found:false, chunks:[], next:max(from,0), done:true}", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/read-page-missing", Needs: FeatureBoundedRead, Rule: "a bounded read of a missing stream is {found:false, chunks:[], next:max(from,0), done:true}", Run: func(ctx context.Context, s *Subject) error {
 			p, err := needPager(s)
 			if err != nil {
 				return err
@@ -671,7 +671,7 @@ func streamCases() []Case {
 func ttlCases() []Case {
 	const day = 24 * time.Hour
 	return []Case{
-		{ID: "streams/ttl-expired-purged", Isolated: true, Rule: "purge deletes a stream once its TTL has passed, even if it was never closed", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/ttl-expired-purged", Needs: FeatureClock, Isolated: true, Rule: "purge deletes a stream once its TTL has passed, even if it was never closed", Run: func(ctx context.Context, s *Subject) error {
 			a, err := needStreamAger(s)
 			if err != nil {
 				return err
@@ -699,7 +699,7 @@ func ttlCases() []Case {
 			c.eq("status after purge", st, (*StreamStatus)(nil))
 			return c.err()
 		}},
-		{ID: "streams/ttl-unexpired-kept", Isolated: true, Rule: "purge keeps an open stream whose TTL has not passed, however old it is", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/ttl-unexpired-kept", Needs: FeatureClock, Isolated: true, Rule: "purge keeps an open stream whose TTL has not passed, however old it is", Run: func(ctx context.Context, s *Subject) error {
 			a, err := needStreamAger(s)
 			if err != nil {
 				return err
@@ -723,7 +723,7 @@ func ttlCases() []Case {
 			}
 			return eq("status after purge", st, &StreamStatus{Next: 1})
 		}},
-		{ID: "streams/purge-closed-window", Isolated: true, Rule: "purge deletes a closed stream only once it has been closed longer than olderThan", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/purge-closed-window", Needs: FeatureClock, Isolated: true, Rule: "purge deletes a closed stream only once it has been closed longer than olderThan", Run: func(ctx context.Context, s *Subject) error {
 			a, err := needStreamAger(s)
 			if err != nil {
 				return err
@@ -765,7 +765,7 @@ func ttlCases() []Case {
 			c.eq("status after a purge 90 minutes after close", st, (*StreamStatus)(nil))
 			return c.err()
 		}},
-		{ID: "streams/open-expired-unchanged", Isolated: true, Rule: "opening an expired stream's id again returns false and does not revive or reset it", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/open-expired-unchanged", Needs: FeatureClock, Isolated: true, Rule: "opening an expired stream's id again returns false and does not revive or reset it", Run: func(ctx context.Context, s *Subject) error {
 			a, err := needStreamAger(s)
 			if err != nil {
 				return err
@@ -844,7 +844,7 @@ func ownerCases() []Case {
 		return c.err()
 	}
 	return []Case{
-		{ID: "streams/owner-sees-own", Rule: "the owner reads its own stream's chunks and status", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/owner-sees-own", Needs: FeatureCallers, Rule: "the owner reads its own stream's chunks and status", Run: func(ctx context.Context, s *Subject) error {
 			cl, owner, id, err := setup(ctx, s, true)
 			if err != nil {
 				return err
@@ -863,21 +863,21 @@ func ownerCases() []Case {
 			c.eq("status as the owner", st, &StreamStatus{Next: 2, Closed: true})
 			return c.err()
 		}},
-		{ID: "streams/stranger-sees-nothing", Rule: "another authenticated user neither reads nor sees the status of a stream it does not own", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/stranger-sees-nothing", Needs: FeatureCallers, Rule: "another authenticated user neither reads nor sees the status of a stream it does not own", Run: func(ctx context.Context, s *Subject) error {
 			cl, _, id, err := setup(ctx, s, true)
 			if err != nil {
 				return err
 			}
 			return invisible(ctx, cl.As(User(s.UUID())), id, "another user")
 		}},
-		{ID: "streams/anon-sees-nothing", Rule: "anon neither reads nor sees the status of any stream", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/anon-sees-nothing", Needs: FeatureCallers, Rule: "anon neither reads nor sees the status of any stream", Run: func(ctx context.Context, s *Subject) error {
 			cl, _, id, err := setup(ctx, s, true)
 			if err != nil {
 				return err
 			}
 			return invisible(ctx, cl.As(Anon), id, "anon")
 		}},
-		{ID: "streams/owner-may-cancel", Rule: "the owner may cancel its stream, and the writer sees the flag", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/owner-may-cancel", Needs: FeatureCallers, Rule: "the owner may cancel its stream, and the writer sees the flag", Run: func(ctx context.Context, s *Subject) error {
 			cl, owner, id, err := setup(ctx, s, false)
 			if err != nil {
 				return err
@@ -895,7 +895,7 @@ func ownerCases() []Case {
 			c.eq("the writer's next append", r, AppendResult{Next: 3, Cancelled: true})
 			return c.err()
 		}},
-		{ID: "streams/stranger-may-not-cancel", Rule: "another user's or anon's cancel returns false (or is refused) and leaves the stream running", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/stranger-may-not-cancel", Needs: FeatureCallers, Rule: "another user's or anon's cancel returns false (or is refused) and leaves the stream running", Run: func(ctx context.Context, s *Subject) error {
 			cl, _, id, err := setup(ctx, s, false)
 			if err != nil {
 				return err
@@ -915,7 +915,7 @@ func ownerCases() []Case {
 			c.eq("isCancelled after the strangers' cancels", flag, false)
 			return c.err()
 		}},
-		{ID: "streams/only-service-writes", Rule: "neither the owner nor anon can append; only the service role writes", Run: func(ctx context.Context, s *Subject) error {
+		{ID: "streams/only-service-writes", Needs: FeatureCallers, Rule: "neither the owner nor anon can append; only the service role writes", Run: func(ctx context.Context, s *Subject) error {
 			cl, owner, id, err := setup(ctx, s, false)
 			if err != nil {
 				return err

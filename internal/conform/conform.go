@@ -47,6 +47,9 @@ type Case struct {
 	Suite string
 	// Timeout bounds the case; zero means DefaultTimeout.
 	Timeout time.Duration
+	// Needs names the optional store feature the case needs ("" for
+	// none); stores without it report the case as skipped.
+	Needs Feature
 	// Isolated asks for a subject that shares no state with other cases
 	// (a database of its own): the case purges, and a purge sees the whole
 	// store.
@@ -57,6 +60,17 @@ type Case struct {
 	// optional feature the case needs.
 	Run func(ctx context.Context, s *Subject) error
 }
+
+// Feature is an optional store capability some cases need.
+type Feature string
+
+// The optional features.
+const (
+	FeatureBoundedRead Feature = "bounded read"
+	FeatureClock       Feature = "movable clock"
+	FeatureCallers     Feature = "caller identity"
+	FeatureIdentity    Feature = "in-process store"
+)
 
 // Subject is what a case runs against: fresh for every case, so that no
 // case sees another's ids, owners or tenants. A store fills the field of

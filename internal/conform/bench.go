@@ -1,0 +1,183 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// BenchOptions size a store benchmark.
+type BenchOptions struct {
+	// Writers lists the concurrency levels to measure (default 1 and 8).
+	Writers []int
+	// Appends is the number of appends per level, shared by its writers
+	// (default 2000); each append is a batch of one chunk.
+	Appends int
+	// Reads is the number of reads per level (default 400); each read
+	// returns PageSize chunks.
+	Reads int
+	// ChunkBytes is the size of every chunk (default 64).
+	ChunkBytes int
+}
+
+// PageSize is the number of chunks each benchmark read returns.
+const PageSize = 100
+
+// BenchResult is what one concurrency level measured.
+type BenchResult struct {
+	Writers        int           `json:"writers"`
+	Appends        int           `json:"appends"`
+	AppendsPerSec  float64       `json:"appendsPerSec"`
+	AppendP50      time.Duration `json:"appendP50Ns"`
+	AppendP99      time.Duration `json:"appendP99Ns"`
+	Reads          int           `json:"reads"`
+	ReadChunksPerS float64       `json:"readChunksPerSec"`
+	ReadP50        time.Duration `json:"readP50Ns"`
+	ReadP99        time.Duration `json:"readP99Ns"`
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(p*float64(len(s))+0.5) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// Bench measures store's StreamStore: append throughput and latency with
+// each number of concurrent writers (each writing its own stream), then
+// read throughput and latency with as many concurrent readers.
+func Bench(ctx context.Context, store Store, o BenchOptions) ([]BenchResult, error) {
+	if err := store.Supports(SuiteStreams); err != nil {
+		return nil, fmt.Errorf("the store cannot be benchmarked: %w", err)
+	}
+	if len(o.Writers) == 0 {
+		o.Writers = []int{1, 8}
+	}
+	if o.Appends <= 0 {
+		o.Appends = 2000
+	}
+	if o.Reads <= 0 {
+		o.Reads = 400
+	}
+	if o.ChunkBytes <= 0 {
+		o.ChunkBytes = 64
+	}
+	chunk := strings.Repeat("x", o.ChunkBytes)
+	var out []BenchResult
+	for _, w := range o.Writers {
+		subj, release, err := store.NewSubject(ctx, &Case{ID: "bench", Suite: SuiteStreams})
+		if err != nil {
+			return nil, err
+		}
+		res, err := benchLevel(ctx, subj, w, o, chunk)
+		release()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// parallel runs n workers, worker i doing count(i) operations, and
+// returns every operation's latency and the wall time.
+func parallel(ctx context.Context, n int, count func(int) int, op func(ctx context.Context, worker, i int) error) ([]time.Duration, time.Duration, error) {
+	lat := make([][]time.Duration, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range n {
+		wg.Go(func() {
+			for i := range count(w) {
+				t := time.Now()
+				if err := op(ctx, w, i); err != nil {
+					errs[w] = err
+					return
+				}
+				lat[w] = append(lat[w], time.Since(t))
+			}
+		})
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	return slices.Concat(lat...), wall, errors.Join(errs...)
+}
+
+func benchLevel(ctx context.Context, s *Subject, writers int, o BenchOptions, chunk string) (BenchResult, error) {
+	st := s.Streams
+	ids := make([]string, writers)
+	for i := range ids {
+		ids[i] = s.ID("bench")
+		if _, err := st.Open(ctx, ids[i], OpenOptions{}); err != nil {
+			return BenchResult{}, err
+		}
+	}
+	share := func(total int) func(int) int {
+		return func(w int) int {
+			n := total / writers
+			if w < total%writers {
+				n++
+			}
+			return n
+		}
+	}
+	perWriter := share(o.Appends)
+	lat, wall, err := parallel(ctx, writers, perWriter, func(ctx context.Context, w, i int) error {
+		_, err := st.Append(ctx, ids[w], i, []string{chunk})
+		return err
+	})
+	if err != nil {
+		return BenchResult{}, fmt.Errorf("append: %w", err)
+	}
+	res := BenchResult{Writers: writers, Appends: len(lat), AppendsPerSec: float64(len(lat)) / wall.Seconds(),
+		AppendP50: percentile(lat, 0.5), AppendP99: percentile(lat, 0.99)}
+	for _, id := range ids {
+		if _, err := st.Close(ctx, id); err != nil {
+			return BenchResult{}, err
+		}
+	}
+	pager, paged := st.(StreamPager)
+	var chunks sync.Map
+	lat, wall, err = parallel(ctx, writers, share(o.Reads), func(ctx context.Context, w, i int) error {
+		n := perWriter(w)
+		from := 0
+		if n > PageSize {
+			from = (i * 37 * PageSize / 10) % (n - PageSize)
+		}
+		var got int
+		if paged {
+			p, err := pager.ReadPage(ctx, ids[w], from, PageSize)
+			if err != nil {
+				return err
+			}
+			got = len(p.Chunks)
+		} else {
+			// A closed stream's live read returns at once; read the last
+			// page's worth so that every read moves the same data.
+			c, err := st.ReadAll(ctx, ids[w], max(n-PageSize, 0))
+			if err != nil {
+				return err
+			}
+			got = len(c)
+		}
+		v, _ := chunks.LoadOrStore(w, new(int))
+		*v.(*int) += got
+		return nil
+	})
+	if err != nil {
+		return BenchResult{}, fmt.Errorf("read: %w", err)
+	}
+	total := 0
+	chunks.Range(func(_, v any) bool { total += *v.(*int); return true })
+	res.Reads = len(lat)
+	res.ReadChunksPerS = float64(total) / wall.Seconds()
+	res.ReadP50, res.ReadP99 = percentile(lat, 0.5), percentile(lat, 0.99)
+	return res, nil
+}

@@ -1,0 +1,75 @@
+package conform
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// suiteIntro says, per suite, what contract it checks and where.
+var suiteIntro = map[string]string{
+	SuiteStreams: "The StreamStore contract (resumable output; contracts.md section 3): " +
+		"the nine checks of upstream's `testStreamStore` kit, split so that each rule has its own case, " +
+		"and what upstream does not check: concurrent writers, retries with other content, negative indexes, " +
+		"empty batches, unknown ids, TTL expiry and purge windows, paging past `max`, large and non-ASCII chunks, " +
+		"resumed live reads, and owner visibility.",
+	SuiteRegistry: "The workflows block's run registry (contracts.md section 5). Upstream has no kit for it; " +
+		"these cases are built from the registry's semantics.",
+	SuiteChat: "The AI chat block's message tree and answer runs (contracts.md section 4). " +
+		"The bridge protocol has no chat methods, so this suite runs against `pg` and `memory` only.",
+}
+
+// WriteCatalog writes docs/conformance.md: every case ID with its rule,
+// by suite, generated from the table.
+func WriteCatalog(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString(`# Conformance catalog
+
+<!-- Generated from internal/conform's case table by
+     go test ./internal/conform -run Catalog -update; do not edit. -->
+
+` + "`bsadapter conform`" + ` runs these cases. Each has a stable ID, the one rule it
+checks, a fresh subject (fresh ids, and a database of its own when it
+purges) and a timeout. A failure names the rule and shows the expected and
+the actual values. Select cases with ` + "`--suite`, `--run REGEX` and `--skip REGEX`" + `
+(a case matched by both ` + "`--run` and `--skip`" + ` is an error); ` + "`bsadapter conform --list`" + `
+prints this table.
+
+Some cases need a feature not every store has; they are reported as
+skipped, with the reason, where it is missing:
+
+| feature | pg | memory | bridge |
+| --- | --- | --- | --- |
+| bounded read (` + "`stream_read` with `max`" + `) | yes | yes | no: the protocol's read is the live read |
+| movable clock (TTL, purge windows, stale runs) | yes: timestamps are shifted through SQL | yes | no |
+| caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | when the bridge answers ` + "`" + MethodCallers + "`" + ` |
+| in-process store (apiVersion and name) | yes | yes | no |
+
+A bridge that offers ` + "`" + MethodCallers + "`" + ` (answering ` + "`{\"supported\": true}`" + `)
+receives ` + "`\"caller\": {\"role\": \"authenticated\", \"sub\": \"<uuid>\"}`" + ` or
+` + "`{\"role\": \"anon\"}`" + ` in the params of ` + "`streamStore.read`, `status`, `cancel` and `append`" + `,
+and must answer as row-level security would for that caller.
+`)
+	all := Cases()
+	for _, suite := range Suites {
+		n := 0
+		for _, c := range all {
+			if c.Suite == suite {
+				n++
+			}
+		}
+		fmt.Fprintf(&b, "\n## %s (%d cases)\n\n%s\n\n| ID | rule | needs |\n| --- | --- | --- |\n", suite, n, suiteIntro[suite])
+		for _, c := range all {
+			if c.Suite != suite {
+				continue
+			}
+			need := string(c.Needs)
+			if need == "" {
+				need = "-"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.ID, strings.ReplaceAll(c.Rule, "|", `\|`), need)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
