@@ -12,11 +12,13 @@ grant usage on schema better_supabase to anon, authenticated, service_role;
 -- whose type is one of the nine of ai-message-v1.json.
 create or replace function better_supabase._ai_parts_valid(parts jsonb)
 returns boolean language sql immutable set search_path = '' as $$
-  select jsonb_typeof(parts) = 'array' and not exists (
+  -- CASE, not AND: jsonb_array_elements fails on anything but an array.
+  select case when jsonb_typeof(parts) = 'array' then not exists (
     select from jsonb_array_elements(parts) as e(p)
     where jsonb_typeof(e.p) <> 'object'
        or coalesce(e.p ->> 'type', '') not in
           ('text', 'reasoning', 'file', 'tool-call', 'tool-result', 'tool-approval', 'source', 'data', 'step'))
+  else false end
 $$;
 
 create table if not exists better_supabase.ai_chats (
@@ -141,7 +143,7 @@ begin
     raise exception 'the message id is longer than 200 characters'
       using errcode = '22023', hint = 'AI_MESSAGE_INVALID';
   end if;
-  if not better_supabase._ai_parts_valid(message -> 'parts') then
+  if not coalesce(better_supabase._ai_parts_valid(message -> 'parts'), false) then
     raise exception 'the message must have a parts array of canonical parts (objects whose type is one of the nine)'
       using errcode = '22023', hint = 'AI_MESSAGE_INVALID';
   end if;
