@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/bsadapter/bsadapter/internal/cli"
 	"github.com/spf13/cobra"
@@ -110,7 +111,23 @@ func flagSpec(f *pflag.Flag) string {
 	if name != "" {
 		spec += " " + name
 	}
+	// A flag that may be given bare ("--storage" alone) shows the value
+	// it then takes, as cobra's own help does.
+	if f.NoOptDefVal != "" && f.Value.Type() != "bool" && f.Value.Type() != "count" {
+		spec += `[="` + printable(f.NoOptDefVal) + `"]`
+	}
 	return spec
+}
+
+// printable drops control characters, which some commands use as
+// sentinels in flag defaults and which neither Markdown nor roff shows.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // flagUsage is the flag's description without the back-quoted value name

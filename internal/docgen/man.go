@@ -129,6 +129,7 @@ func writeRoffFlags(b *bytes.Buffer, title string, fl []*pflag.Flag) {
 // (which roff would otherwise print as hyphens, breaking copy and paste of
 // flags); a line starting with a dot or quote would be a request.
 func roffText(s string) string {
+	s = printable(s)
 	s = strings.ReplaceAll(s, `\`, `\e`)
 	s = strings.ReplaceAll(s, "-", `\-`)
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {

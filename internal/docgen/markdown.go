@@ -134,6 +134,7 @@ func writeFlagTable(b *bytes.Buffer, title string, fl []*pflag.Flag) {
 // help text written for a terminal: "<name>" would vanish as an HTML tag
 // and "*" would start emphasis. Back-quoted code is kept as it is.
 func mdText(s string) string {
+	s = printable(s)
 	var out strings.Builder
 	inCode := false
 	for i, r := range s {
