@@ -159,6 +159,9 @@ func runConform(ctx context.Context, app *App, cmd *cobra.Command, opts *conform
 	if opts.bench {
 		return runBench(ctx, app, opts, store)
 	}
+	if err := runnable(store, cases); err != nil {
+		return err
+	}
 
 	var rep *conform.Report
 	if liveView(app) {
@@ -183,6 +186,24 @@ func runConform(ctx context.Context, app *App, cmd *cobra.Command, opts *conform
 		return failed(fmt.Sprintf("%d of %d conformance cases failed", n, len(rep.Results)))
 	}
 	return nil
+}
+
+// runnable refuses a run in which the store supports none of the selected
+// suites: everything would be skipped, and a green result would mislead.
+func runnable(store conform.Store, cases []conform.Case) error {
+	var reasons []string
+	for _, suite := range conform.Suites {
+		if !slices.ContainsFunc(cases, func(c conform.Case) bool { return c.Suite == suite }) {
+			continue
+		}
+		err := store.Supports(suite)
+		if err == nil {
+			return nil
+		}
+		reasons = append(reasons, suite+": "+err.Error())
+	}
+	return usageErr("select a suite the store supports with --suite, or use --store pg or memory",
+		"%s runs none of the selected suites (%s)", store.Name(), strings.Join(reasons, "; "))
 }
 
 // openStore starts what the store needs; the returned function releases it.
