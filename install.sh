@@ -103,7 +103,7 @@ fi
 if command -v curl >/dev/null 2>&1; then
 	fetch() { curl -fsSL --retry 2 -o "$2" "$1" 2>"$tmp/fetch.err"; }
 elif command -v wget >/dev/null 2>&1; then
-	fetch() { wget -q -O "$2" "$1" 2>"$tmp/fetch.err"; }
+	fetch() { wget -nv -O "$2" "$1" 2>"$tmp/fetch.err"; }
 else
 	fail "neither curl nor wget is installed" "install one of them and run this script again"
 fi

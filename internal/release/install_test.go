@@ -555,3 +555,41 @@ func archiveNames(name string, data []byte) ([]string, error) {
 		names = append(names, h.Name)
 	}
 }
+
+// TestInstallScriptWithWget hides curl from install.sh, which must then
+// download with wget. The PATH it gets links every other program.
+func TestInstallScriptWithWget(t *testing.T) {
+	env := hostUname(t)
+	if _, err := exec.LookPath("wget"); err != nil {
+		testenv.Missing(t, "wget is not on PATH (apt-get install wget)")
+	}
+	shim := t.TempDir()
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.Name() == "curl" {
+				continue
+			}
+			// The first folder on PATH wins, as it would for the shell.
+			_ = os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(shim, e.Name()))
+		}
+	}
+	s := serve(t, nil)
+	r := runInstall(t, s.url, append(env, "PATH="+shim))
+	if r.code != 0 {
+		t.Fatalf("install.sh with wget failed with exit %d:\n%s", r.code, r.stderr)
+	}
+	if out, err := exec.Command(filepath.Join(r.binDir, "bsadapter"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "bsadapter ") {
+		t.Fatalf("the binary installed with wget reports %q (%v)", out, err)
+	}
+	// And a missing archive is still a clear refusal with wget's words.
+	s2 := serve(t, func(dir string) { os.Remove(filepath.Join(dir, HostArchive())) })
+	r = runInstall(t, s2.url, append(env, "PATH="+shim))
+	assertNothingInstalled(t, r, "cannot download "+s2.url+HostArchive())
+	if !strings.Contains(r.stderr, "404") {
+		t.Errorf("wget's reason (HTTP 404) is not in the message:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stderr, "curl") {
+		t.Errorf("curl was used although it is not on PATH:\n%s", r.stderr)
+	}
+}
