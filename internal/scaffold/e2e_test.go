@@ -1,0 +1,153 @@
+package scaffold_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/testenv"
+)
+
+// TestEndToEnd scaffolds each preset and placement with the real binary,
+// installs the generated package with npm (better-supabase is not on npm,
+// so peers are left out), type-checks it, runs its own converter tests,
+// and then runs the real 'bsadapter check-fixtures' and 'bsadapter
+// conform --store=bridge' against it. One npm install is shared by all
+// the adapters: their devDependencies are the same.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the end-to-end run installs node packages")
+	}
+	testenv.Node(t)
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		testenv.Missing(t, "npm is not on PATH (install Node.js 20 or newer)")
+	}
+	corpus := filepath.Join(testenv.Corpus(t), "langchain")
+	work := t.TempDir()
+	bin := filepath.Join(work, "bsadapter")
+	build := exec.Command("go", "build", "-o", bin, "github.com/bsadapter/bsadapter/cmd/bsadapter")
+	build.Dir = testenv.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	run := func(t *testing.T, dir string, name string, args ...string) []byte {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "NO_COLOR=1", "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s %s (in %s): %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), dir, err, stdout.Bytes(), stderr.Bytes())
+		}
+		return stdout.Bytes()
+	}
+
+	// The adapters to check: folder, the 'new' arguments, run from where.
+	lc := filepath.Join(work, "langchain")
+	run(t, work, bin, "new", "langchain")
+	run(t, lc, npm, "install", "--legacy-peer-deps", "--no-audit", "--no-fund", "--prefer-offline")
+	modules := filepath.Join(lc, "node_modules")
+
+	generic := filepath.Join(work, "acme")
+	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--builder", "--storage")
+	if err := os.Symlink(modules, filepath.Join(generic, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+
+	checkout := filepath.Join(work, "checkout")
+	pkgDir := filepath.Join(checkout, "packages", "better-supabase")
+	os.MkdirAll(pkgDir, 0o755)
+	os.WriteFile(filepath.Join(pkgDir, "package.json"), []byte("{\n  \"name\": \"better-supabase\",\n  \"type\": \"module\",\n  \"exports\": {\n    \".\": \"./dist/index.js\"\n  }\n}\n"), 0o644)
+	if err := os.Symlink(modules, filepath.Join(checkout, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows")
+	subpath := filepath.Join(pkgDir, "tests", "langchain")
+
+	for _, c := range []struct {
+		name, dir   string
+		pkg, corpus bool
+	}{
+		{"package-langchain", lc, true, true},
+		{"package-generic", generic, true, false},
+		{"subpath-langchain", subpath, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.pkg {
+				// Everything but the kits test type-checks without better-supabase.
+				os.WriteFile(filepath.Join(c.dir, "tsconfig.e2e.json"), []byte(`{"extends": "./tsconfig.json", "exclude": ["test/kits.test.ts", "node_modules"]}`), 0o644)
+				run(t, c.dir, npm, "exec", "--no", "--", "tsc", "--noEmit", "-p", "tsconfig.e2e.json")
+				run(t, c.dir, npm, "exec", "--no", "--", "tsx", "--test", "test/converters.test.ts")
+			}
+			checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json"), 1)
+			if c.corpus {
+				checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", corpus), 15)
+			}
+			checkConform(t, run(t, c.dir, bin, "conform", "--store=bridge", "--format", "json"))
+		})
+	}
+}
+
+func checkFixtures(t *testing.T, out []byte, atLeast int) {
+	t.Helper()
+	var r struct {
+		SchemaVersion int
+		Summary       struct{ Files, Messages, Passed, Failed, FileErrors int }
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("check-fixtures --format json: %v\n%s", err, out)
+	}
+	s := r.Summary
+	if r.SchemaVersion != 1 || s.Failed != 0 || s.FileErrors != 0 || s.Passed != s.Messages || s.Files < atLeast || s.Messages < atLeast {
+		t.Errorf("check-fixtures: %+v", r)
+	}
+}
+
+// Skips allowed only for what the bridge protocol cannot express.
+var protocolLimits = []string{"apiVersion and name", "bounded read", "clock cannot be moved", "no chat methods"}
+
+func checkConform(t *testing.T, out []byte) {
+	t.Helper()
+	var r struct {
+		SchemaVersion int
+		Summary       struct{ Total, Passed, Failed, Skipped int }
+		Results       []struct{ ID, Suite, Outcome, Reason string }
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("conform --format json: %v\n%s", err, out)
+	}
+	if r.SchemaVersion != 1 || r.Summary.Failed != 0 || r.Summary.Passed == 0 {
+		t.Errorf("conform summary: %+v", r.Summary)
+	}
+	suites := map[string]int{}
+	for _, c := range r.Results {
+		switch c.Outcome {
+		case "pass":
+			suites[c.Suite]++
+		case "skip":
+			allowed := false
+			for _, l := range protocolLimits {
+				allowed = allowed || strings.Contains(c.Reason, l)
+			}
+			if !allowed {
+				t.Errorf("%s skipped: %s", c.ID, c.Reason)
+			}
+		default:
+			t.Errorf("%s: %s %s", c.ID, c.Outcome, c.Reason)
+		}
+	}
+	if suites["streams"] < 20 || suites["registry"] < 15 {
+		t.Errorf("too few cases passed per suite: %v", suites)
+	}
+}
