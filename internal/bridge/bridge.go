@@ -31,9 +31,10 @@ const ProtocolVersion = 1
 
 // Defaults applied when Options leaves a field zero.
 const (
-	DefaultTimeout     = 30 * time.Second
-	DefaultJobs        = 8
-	DefaultStderrLines = 20
+	DefaultTimeout      = 30 * time.Second
+	DefaultStartTimeout = 60 * time.Second
+	DefaultJobs         = 8
+	DefaultStderrLines  = 20
 	// MaxLine is the longest stdout line the client accepts. The protocol
 	// says neither side may assume a limit below 64 MiB.
 	MaxLine = 128 << 20
@@ -51,6 +52,10 @@ type Options struct {
 	Jobs          int           // max requests in flight (0 = a sensible default)
 	ClientVersion string        // reported to the bridge in initialize
 	StderrLines   int           // how many last stderr lines to keep for errors (0 = default 20)
+	// StartTimeout bounds the initialize handshake (0 = DefaultStartTimeout
+	// or Timeout, whichever is longer): starting "npx tsx" can take
+	// seconds, longer than a short per-request timeout.
+	StartTimeout time.Duration
 }
 
 // Adapter is what the bridge says about itself in its initialize answer.
@@ -205,6 +210,9 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.StderrLines <= 0 {
 		opts.StderrLines = DefaultStderrLines
 	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = max(DefaultStartTimeout, opts.Timeout)
+	}
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "0.0.0"
 	}
@@ -305,7 +313,7 @@ func (c *Client) initialize(ctx context.Context) error {
 		"protocolVersion": ProtocolVersion,
 		"client":          map[string]any{"name": "bsadapter", "version": c.opts.ClientVersion},
 	}
-	err := c.call(ctx, c.opts.Timeout, "initialize", params, &res)
+	err := c.call(ctx, c.opts.StartTimeout, "initialize", params, &res)
 	var rpcErr *RPCError
 	if errors.As(err, &rpcErr) {
 		theirs := versionIn(rpcErr.Data)
