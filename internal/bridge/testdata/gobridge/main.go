@@ -27,7 +27,8 @@ import (
 var (
 	fault      = flag.String("fault", "", "exit-at-once|crash-after|badline|hang|unknown-id|version|flood|grandchild|lossy|drift|badschema|noread")
 	after      = flag.Int("after", 3, "with crash-after: crash on this converter request")
-	pidFile    = flag.String("pidfile", "", "with grandchild: write the grandchild's pid here")
+	pidFile    = flag.String("pidfile", "", "with grandchild or -spawn: write the bridge's and the grandchild's pids here")
+	spawn      = flag.Bool("spawn", false, "start a grandchild (as -fault=grandchild does) and combine it with another fault")
 	shuffle    = flag.Bool("shuffle", true, "answer in a random order")
 	outMu      sync.Mutex
 	out        = bufio.NewWriterSize(os.Stdout, 1<<16)
@@ -69,7 +70,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "Error: cannot find module './adapter'")
 		os.Exit(3)
 	}
-	if *fault == "grandchild" {
+	if *fault == "grandchild" || *spawn {
 		child := exec.Command("sleep", "1000")
 		if err := child.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
