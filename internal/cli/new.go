@@ -191,6 +191,10 @@ func runNew(app *App, c *cobra.Command, opts *newOptions, args []string) error {
 		if errors.As(err, &ce) {
 			return usageErr("pass --force to overwrite them, or choose another --dir", "%s", ce.Error())
 		}
+		var nf *scaffold.NotAFolderError
+		if errors.As(err, &nf) {
+			return usageErr("choose another --dir", "%s", nf.Error())
+		}
 		return envErr(err, "")
 	}
 	return printResult(app, opts, o, plan, res)
@@ -341,17 +345,28 @@ func displayRoot(root string) string {
 }
 
 func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.Plan) error {
+	if _, err := plan.Conflicts(); err != nil {
+		var nf *scaffold.NotAFolderError
+		if errors.As(err, &nf) {
+			return usageErr("choose another --dir", "%s", nf.Error())
+		}
+		return envErr(err, "")
+	}
 	if opts.output == "json" {
 		enc := json.NewEncoder(app.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report(o, plan, true))
 	}
-	st := app.Style
-	fmt.Fprintf(app.Out, "%s adapter %q (%s preset, %s placement) in %s\n", st.Bold("would create"), o.Name, o.Preset, o.Placement, displayRoot(plan.Root))
 	conflicts, err := plan.Conflicts()
 	if err != nil {
+		var nf *scaffold.NotAFolderError
+		if errors.As(err, &nf) {
+			return usageErr("choose another --dir", "%s", nf.Error())
+		}
 		return envErr(err, "")
 	}
+	st := app.Style
+	fmt.Fprintf(app.Out, "%s adapter %q (%s preset, %s placement) in %s\n", st.Bold("would create"), o.Name, o.Preset, o.Placement, displayRoot(plan.Root))
 	for _, f := range plan.Files {
 		mark := "+"
 		if slices.Contains(conflicts, f.Path) {

@@ -107,7 +107,7 @@ func ValidateName(name string) error {
 }
 
 func fixWith(s string) string {
-	if s == "" || ValidateName(s) != nil {
+	if len(s) < 3 || ValidateName(s) != nil {
 		return "use lowercase letters, digits and dashes, e.g. my-sdk"
 	}
 	return fmt.Sprintf("use %q", s)

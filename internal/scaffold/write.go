@@ -28,8 +28,41 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s already has %s%s; refusing to overwrite", e.Root, strings.Join(shown, ", "), more)
 }
 
+// NotAFolderError says the target (or a folder above it) is a file.
+type NotAFolderError struct{ Root, File string }
+
+func (e *NotAFolderError) Error() string {
+	if e.Root == e.File {
+		return fmt.Sprintf("%s is a file, not a folder", e.Root)
+	}
+	return fmt.Sprintf("cannot write into %s: %s is a file, not a folder", e.Root, e.File)
+}
+
+// checkRoot fails when the root, or the nearest existing folder above it,
+// is not a folder.
+func checkRoot(root string) error {
+	for d := root; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return &NotAFolderError{Root: root, File: d}
+			}
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
+			return err
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
+}
+
 // Conflicts returns the plan's files that already exist under its root.
 func (p *Plan) Conflicts() ([]string, error) {
+	if err := checkRoot(p.Root); err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, f := range p.Files {
 		_, err := os.Lstat(filepath.Join(p.Root, filepath.FromSlash(f.Path)))
