@@ -442,6 +442,10 @@ func (l *local) start(ctx context.Context, s *Server) error {
 		"-c", "wal_level=minimal",
 		"-c", "max_wal_senders=0",
 		"-c", "logging_collector=off",
+		// Dynamic shared memory as files in the data folder: they go with
+		// the run folder even when the server is killed, where POSIX
+		// segments would stay in /dev/shm.
+		"-c", "dynamic_shared_memory_type=mmap",
 		"-c", "log_min_messages=warning",
 		// Keep the WAL small: it is copied with the cached template.
 		"-c", "min_wal_size=2MB",
@@ -452,6 +456,7 @@ func (l *local) start(ctx context.Context, s *Server) error {
 		return fmt.Errorf("pgserver: local: start postgres: %w", err)
 	}
 	l.cmd = cmd
+	s.runDir, s.pid = l.runDir, cmd.Process.Pid
 	l.exited = make(chan struct{})
 	go func(c *exec.Cmd, ch chan struct{}) { _ = c.Wait(); close(ch) }(cmd, l.exited)
 
@@ -509,21 +514,32 @@ func (l *local) shutdown() error {
 	return nil
 }
 
-// stop ends the server at once (nothing in it is kept), kills whatever is
-// left of its process group, waits for the template copy and removes the
-// run folder. It works on a server that has crashed, too.
+// stop ends the server (a fast shutdown: with fsync off its checkpoint
+// costs next to nothing, and the server removes its own shared memory),
+// kills whatever is left of its process group, waits for the template
+// copy and removes the run folder. It works on a server that has crashed.
 func (l *local) stop() error {
+	data := filepath.Join(l.runDir, "data")
+	shmKey, shmid := sharedMemoryID(data)
 	if l.cmd != nil {
 		pid := l.cmd.Process.Pid
-		// SIGQUIT is PostgreSQL's immediate shutdown: no checkpoint.
-		_ = l.cmd.Process.Signal(syscall.SIGQUIT)
+		_ = l.cmd.Process.Signal(syscall.SIGINT)
 		select {
 		case <-l.exited:
 		case <-time.After(5 * time.Second):
+			// SIGQUIT is PostgreSQL's immediate shutdown.
+			_ = l.cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-l.exited:
+			case <-time.After(5 * time.Second):
+			}
 		}
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		<-l.exited
 		l.cmd = nil
+	}
+	if shmid >= 0 {
+		removeSharedMemory(shmKey, shmid)
 	}
 	l.cacheJob.Wait()
 	var errs []error
@@ -537,6 +553,29 @@ func (l *local) stop() error {
 		l.cacheErr = nil
 	}
 	return errors.Join(errs...)
+}
+
+// sharedMemoryID reads the System V segment's key and id from
+// postmaster.pid (line 7), or -1, -1.
+func sharedMemoryID(data string) (key, id int) {
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		return -1, -1
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 7 {
+		return -1, -1
+	}
+	f := strings.Fields(lines[6])
+	if len(f) != 2 {
+		return -1, -1
+	}
+	key, err1 := strconv.Atoi(f[0])
+	id, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return -1, -1
+	}
+	return key, id
 }
 
 // copyTree copies a cluster folder; with cred, the copy belongs to that
@@ -618,9 +657,16 @@ func sweepStale(base string) {
 		}
 		dir := filepath.Join(base, name)
 		data := filepath.Join(dir, "data")
+		shmKey, shmid := sharedMemoryID(data)
 		if pm := postmasterPID(data); pm > 0 && isPostmasterOf(pm, data) {
 			_ = syscall.Kill(-pm, syscall.SIGKILL)
 			_ = syscall.Kill(pm, syscall.SIGKILL)
+			for i := 0; i < 100 && processAlive(pm); i++ {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if shmid >= 0 {
+			removeSharedMemory(shmKey, shmid)
 		}
 		_ = os.RemoveAll(dir)
 	}

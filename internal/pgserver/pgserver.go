@@ -67,6 +67,10 @@ type Server struct {
 	// stop tears down what the strategy started (a process, a container);
 	// nil for the dsn strategy.
 	stop func() error
+	// runDir and pid are the local strategy's run folder and postmaster,
+	// for the tests' leftover checks.
+	runDir string
+	pid    int
 	// dropOnClose says whether Close must drop the created databases one
 	// by one; a throwaway server takes them with it.
 	dropOnClose bool

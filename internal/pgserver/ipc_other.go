@@ -1,0 +1,5 @@
+//go:build unix && !linux && !darwin
+
+package pgserver
+
+func removeSharedMemory(key, id int) {}
