@@ -183,6 +183,10 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 			} else {
 				res = runCase(ctx, store, c, opts.Timeout)
 			}
+			if ctx.Err() != nil {
+				// Interrupted: the case did not fail, it was stopped.
+				return
+			}
 			rep.Results[i] = res
 			emit(Event{Case: c, Done: true, Result: res})
 		}()

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
+)
+
+// The live view counts what finished, lists what runs with its time and
+// every failure so far, and clears itself when the run ends.
+func TestConformProgressView(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var m interface {
+		View() string
+	} = newProgressModel("memory", 3, Style{}, t0)
+	step := func(msg any) {
+		next, _ := m.(progressModel).Update(msg)
+		m = next.(progressModel)
+	}
+	a := &conform.Case{ID: "streams/a"}
+	b := &conform.Case{ID: "streams/b"}
+	c := &conform.Case{ID: "registry/c"}
+	step(progressEvent{Case: a})
+	step(progressEvent{Case: b})
+	step(progressTick(t0.Add(1500 * time.Millisecond)))
+	v := m.View()
+	for _, want := range []string{"conform memory  0/3", "0 passed", "0 failed", "running streams/a 1.5s", "running streams/b 1.5s"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	step(progressEvent{Case: a, Done: true, Result: conform.Result{ID: a.ID, Outcome: conform.Pass}})
+	step(progressEvent{Case: b, Done: true, Result: conform.Result{ID: b.ID, Outcome: conform.Fail}})
+	step(progressEvent{Case: c})
+	step(progressEvent{Case: c, Done: true, Result: conform.Result{ID: c.ID, Outcome: conform.Skipped}})
+	v = m.View()
+	for _, want := range []string{"3/3", "1 passed", "1 failed", "1 skipped", "FAIL streams/b"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "running") {
+		t.Errorf("finished cases still shown as running:\n%s", v)
+	}
+	step(progressDone{})
+	if v := m.View(); v != "" {
+		t.Errorf("the view must clear at the end, got %q", v)
+	}
+}
+
+// Main with a terminal on stderr (but CI unset) runs the live view and
+// still writes the report to stdout; with CI set it prints plain lines.
+func TestConformProgressModes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		plain bool
+	}{
+		{"terminal", map[string]string{"NO_COLOR": "1"}, false},
+		{"ci", map[string]string{"CI": "true", "NO_COLOR": "1"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := Main([]string{"conform", "--store", "memory", "--suite", "registry"}, Stdio{
+				In: strings.NewReader(""), Out: &out, Err: &errb, ErrTTY: true,
+				Env: func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok },
+			})
+			if code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+			}
+			if !strings.Contains(out.String(), "passed, 0 failed") {
+				t.Errorf("no report on stdout:\n%s", out.String())
+			}
+			gotPlain := strings.Contains(errb.String(), "pass registry/list-filters")
+			if gotPlain != tc.plain {
+				t.Errorf("plain progress lines: %v, want %v; stderr:\n%s", gotPlain, tc.plain, errb.String())
+			}
+			// The live view hides the cursor while it runs and shows it
+			// again at the end (a run this fast may end before a frame).
+			live := strings.Contains(errb.String(), "\x1b[?25l") && strings.Contains(errb.String(), "\x1b[?25h")
+			if live == tc.plain {
+				t.Errorf("live view ran: %v, want %v; stderr:\n%q", live, !tc.plain, errb.String())
+			}
+		})
+	}
+}
