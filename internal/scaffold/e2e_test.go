@@ -21,8 +21,8 @@ import (
 // conform --store=bridge' against it. One npm install is shared by all
 // the adapters: their devDependencies are the same.
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the end-to-end run installs node packages")
+	if testing.Short() && !testenv.InCI() {
+		t.Skip("-short: the end-to-end run installs node packages (never skipped under CI)")
 	}
 	testenv.Node(t)
 	npm, err := exec.LookPath("npm")

@@ -135,8 +135,8 @@ func Render(o *Options) (*Plan, error) {
 		}
 		add(true, "package/gitignore.tmpl", ".gitignore")
 	}
-	add(o.Storage != "", "sql/module.sql.tmpl", path.Join(l.sql, o.Storage, "001_"+d.StorageIdent+".sql"))
-	add(o.Storage != "", "sql/README.md.tmpl", path.Join(l.sql, o.Storage, "README.md"))
+	add(o.Storage != "", "sql/module.sql.tmpl", path.Join(l.sql, o.Storage+".sql"))
+	add(o.Storage != "", "sql/README.md.tmpl", path.Join(l.sql, "README.md"))
 
 	plan := &Plan{Root: o.Dir}
 	for _, j := range jobs {

@@ -140,7 +140,7 @@ func TestWizardInATerminal(t *testing.T) {
 		t.Fatalf("the command did not succeed:\n%s", s)
 	}
 	root := filepath.Join(dir, "langchain")
-	for _, f := range []string{"src/converters.ts", "src/memory-stream-store.ts", "sql/langchain-state/README.md", "bsadapter.json"} {
+	for _, f := range []string{"src/converters.ts", "src/memory-stream-store.ts", "sql/langchain-state.sql", "bsadapter.json"} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			t.Errorf("%s was not written: %v", f, err)
 		}
@@ -173,7 +173,7 @@ func TestWizardAsksOnlyWhatFlagsLeftOpen(t *testing.T) {
 	if !strings.Contains(s, "EXIT=0") {
 		t.Fatalf("failed:\n%s", s)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "acme", "sql", "acme-db")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "acme", "sql", "acme-db.sql")); err != nil {
 		t.Error(err)
 	}
 
