@@ -26,16 +26,34 @@ set -eu
 repo="bsadapter/bsadapter"
 
 say() { printf 'bsadapter install: %s\n' "$*" >&2; }
+# fail reports an error with hint lines and exits 1; a usage error
+# (a bad option) exits 2, as bsadapter itself does.
 fail() {
 	printf 'bsadapter install: error: %s\n' "$1" >&2
 	shift
 	for line in "$@"; do printf '  %s\n' "$line" >&2; done
 	printf '  nothing was installed\n' >&2
-	exit 1
+	exit "${fail_code:-1}"
+}
+usage_fail() {
+	fail_code=2
+	fail "$@"
 }
 
 usage() {
-	sed -n '2,17p' "$0" 2>/dev/null | sed 's/^# \{0,1\}//' >&2 || true
+	cat <<'EOF'
+Install bsadapter from a GitHub release, checked against checksums.txt.
+
+usage: install.sh [--version TAG] [--bin-dir DIR]
+       curl -fsSL https://github.com/bsadapter/bsadapter/releases/latest/download/install.sh | sh -s -- [options]
+
+  --version TAG   release to install, e.g. v0.2.0 (default: the latest)   [BSADAPTER_VERSION]
+  --bin-dir DIR   folder to install into (default: /usr/local/bin when
+                  writable, else ~/.local/bin)                            [BSADAPTER_INSTALL_DIR]
+
+BSADAPTER_INSTALL_BASE_URL overrides where the archives and checksums.txt
+are downloaded from (a mirror, or a local test server).
+EOF
 }
 
 version="${BSADAPTER_VERSION:-}"
@@ -43,19 +61,19 @@ bin_dir="${BSADAPTER_INSTALL_DIR:-}"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--version | -v)
-		[ $# -ge 2 ] || fail "$1 needs a value, e.g. $1 v0.2.0"
+		[ $# -ge 2 ] || usage_fail "$1 needs a value, e.g. $1 v0.2.0"
 		version="$2"
 		shift 2
 		;;
 	--version=*) version="${1#*=}"; shift ;;
 	--bin-dir | -b)
-		[ $# -ge 2 ] || fail "$1 needs a folder"
+		[ $# -ge 2 ] || usage_fail "$1 needs a folder, e.g. $1 \"\$HOME/.local/bin\""
 		bin_dir="$2"
 		shift 2
 		;;
 	--bin-dir=*) bin_dir="${1#*=}"; shift ;;
 	-h | --help) usage; exit 0 ;;
-	*) fail "unknown option '$1'" "options: --version TAG, --bin-dir DIR (see the top of install.sh)" ;;
+	*) usage_fail "unknown option '$1'" "options: --version TAG, --bin-dir DIR; see: sh install.sh --help" ;;
 	esac
 done
 

@@ -242,8 +242,14 @@ func runInstall(t *testing.T, baseURL string, extraEnv []string, args ...string)
 // the install folder.
 func assertNothingInstalled(t *testing.T, r install, wantMsg string) {
 	t.Helper()
-	if r.code != 1 {
-		t.Errorf("exit code %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	assertRefused(t, r, 1, wantMsg)
+}
+
+// assertRefused is assertNothingInstalled with the exit code to expect.
+func assertRefused(t *testing.T, r install, code int, wantMsg string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d\nstderr:\n%s", r.code, code, r.stderr)
 	}
 	if !strings.Contains(r.stderr, wantMsg) {
 		t.Errorf("stderr does not say %q:\n%s", wantMsg, r.stderr)
@@ -476,9 +482,24 @@ func TestInstallScriptMapsPlatforms(t *testing.T) {
 	}
 }
 
-func TestInstallScriptRejectsUnknownOption(t *testing.T) {
-	r := runInstall(t, "http://127.0.0.1:1/", nil, "--prefix", "/x")
-	assertNothingInstalled(t, r, "unknown option '--prefix'")
+// TestInstallScriptUsage: bad options are usage errors (exit 2, as for
+// bsadapter) and --help prints the options; neither downloads anything.
+func TestInstallScriptUsage(t *testing.T) {
+	s := serve(t, nil)
+	r := runInstall(t, s.url, nil, "--prefix", "/x")
+	assertRefused(t, r, 2, "unknown option '--prefix'")
+	r = runInstall(t, s.url, nil, "--version")
+	assertRefused(t, r, 2, "--version needs a value")
+	r = runInstall(t, s.url, nil, "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "--bin-dir DIR") || !strings.Contains(r.stdout, "BSADAPTER_INSTALL_BASE_URL") {
+		t.Errorf("--help: exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	if entries, _ := os.ReadDir(r.binDir); len(entries) > 0 {
+		t.Errorf("--help installed something")
+	}
+	if got := s.requested(); len(got) > 0 {
+		t.Errorf("usage errors and --help downloaded %v", got)
+	}
 }
 
 // TestSnapshotArchives checks every archive of a GoReleaser snapshot: the
