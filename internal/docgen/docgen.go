@@ -11,7 +11,10 @@
 //
 // The package renders into memory (file name -> contents) and leaves
 // writing to its caller, so the drift test and the generator share every
-// byte of the rendering.
+// byte of the rendering. Its tests also hold the hand-written pages under
+// docs/ to the code: the bridge protocol's example bridge and exchange
+// run, every environment variable and exit code is documented, and every
+// relative link resolves.
 package docgen
 
 import (

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/cli"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
@@ -349,4 +350,22 @@ func hasAnchor(text, anchor string) bool {
 		}
 	}
 	return false
+}
+
+// TestExitCodesPageMatchesCode: docs/exit-codes.md has one table row per
+// exit code the code defines, and no other.
+func TestExitCodesPageMatchesCode(t *testing.T) {
+	page := string(readDoc(t, "exit-codes.md"))
+	row := regexp.MustCompile("(?m)^\\| `(\\d+)` \\|")
+	var documented []string
+	for _, m := range row.FindAllStringSubmatch(page, -1) {
+		documented = append(documented, m[1])
+	}
+	var defined []string
+	for _, c := range []int{cli.ExitOK, cli.ExitFailed, cli.ExitUsage, cli.ExitInterrupted} {
+		defined = append(defined, fmt.Sprint(c))
+	}
+	if strings.Join(documented, ",") != strings.Join(defined, ",") {
+		t.Fatalf("docs/exit-codes.md documents codes %v; the code defines %v", documented, defined)
+	}
 }
