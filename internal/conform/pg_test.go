@@ -1,10 +1,15 @@
 package conform_test
 
 import (
+	"context"
+	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // The embedded blocks in a real PostgreSQL pass every case of every
@@ -26,4 +31,55 @@ func TestPGStore(t *testing.T) {
 		}
 	}
 	conform.Test(t, st)
+}
+
+// databases lists the server's databases.
+func databases(t *testing.T, srv *pgserver.Server) []string {
+	t.Helper()
+	conn, err := srv.Connect(t.Context(), "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), "select datname from pg_database order by datname")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// A run leaves no database behind: neither the shared clone nor the
+// clones of the cases that purge.
+func TestPGStoreLeavesNothing(t *testing.T) {
+	srv := pgtest.Server(t)
+	if _, err := srv.BlocksTemplate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	before := databases(t, srv)
+	st, err := conform.NewPGStore(t.Context(), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := conform.Select(conform.Cases(), conform.Options{Run: regexp.MustCompile(`purge|open-true`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := conform.Run(t.Context(), st, cases, conform.Options{Parallel: 4})
+	if f := failureText(rep); f != "" || rep.Count(conform.Pass) != len(cases) {
+		t.Errorf("%d of %d passed:\n%s", rep.Count(conform.Pass), len(cases), f)
+	}
+	during := databases(t, srv)
+	if len(during) != len(before)+1 {
+		t.Errorf("while open the store should hold one shared clone: before %v, during %v", before, during)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := databases(t, srv); !slices.Equal(after, before) {
+		t.Errorf("databases left behind: before %v, after %v", before, after)
+	}
 }

@@ -90,6 +90,7 @@ func TestRunReportsEveryOutcome(t *testing.T) {
 
 func TestRunStopsWhenInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	var started atomic.Int64
 	cases := make([]conform.Case, 20)
 	for i := range cases {
