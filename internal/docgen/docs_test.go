@@ -160,8 +160,8 @@ func TestBridgeDocExampleConforms(t *testing.T) {
 		t.Fatalf("starting the example bridge: %v", err)
 	}
 	t.Cleanup(func() {
-		if c, ok := store.(interface{ Close() error }); ok {
-			c.Close()
+		if err := store.Close(); err != nil {
+			t.Errorf("closing the example bridge: %v", err)
 		}
 	})
 	if err := store.Supports(conform.SuiteStreams); err != nil {
