@@ -2,11 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
 // The live view counts what finished, lists what runs with its time and
@@ -85,5 +90,69 @@ func TestConformProgressModes(t *testing.T) {
 				t.Errorf("live view ran: %v, want %v; stderr:\n%q", live, !tc.plain, errb.String())
 			}
 		})
+	}
+}
+
+// In a real terminal (tmux), the live view shows the cases running with
+// their time while they run; when they time out, the report lands on
+// stdout with the rule and the timeout.
+func TestConformLiveViewInATerminal(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		testenv.Missing(t, "tmux is not installed (apt-get install tmux; scripts/test does it)")
+	}
+	node := testenv.Node(t)
+	root := testenv.RepoRoot(t)
+	bin := filepath.Join(t.TempDir(), "bsadapter")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "bsadapter")).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	sockDir, err := os.MkdirTemp("", "bsa-conform-tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(sockDir, "s")
+	tm := func(args ...string) string {
+		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		exec.Command(tmux, "-S", sock, "kill-server").Run()
+		os.RemoveAll(sockDir)
+	})
+	store := filepath.Join(root, "internal", "conform", "testdata", "bridges", "memstore.mjs")
+	command := fmt.Sprintf("env -u CI -u NO_COLOR %s conform --bridge '%s %s --bug=hang-read' --run 'streams/live-read' --timeout 3s; echo exit=$?; sleep 60",
+		bin, node, store)
+	tm("new-session", "-d", "-s", "conform", "-x", "120", "-y", "30", command)
+	waitFor := func(want string) string {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			screen := tm("capture-pane", "-p", "-t", "conform")
+			if strings.Contains(screen, want) {
+				return screen
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the terminal never showed %q; last screen:\n%s", want, screen)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	screen := waitFor("running streams/live-read-sees-later-appends")
+	for _, want := range []string{"conform bridge: memstore-hang-read  0/2", "0 passed", "running streams/live-read-resumed"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the live view lacks %q:\n%s", want, screen)
+		}
+	}
+	screen = waitFor("exit=")
+	for _, want := range []string{"FAIL streams/live-read-sees-later-appends", "did not finish within its timeout of 3s", "0 passed, 2 failed", "exit=1"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the final screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "running streams/") {
+		t.Errorf("the live view left a stale frame:\n%s", screen)
 	}
 }

@@ -6,6 +6,7 @@
 //   --bug=ignore-close    appends to a closed stream are accepted
 //   --bug=leak-owners     every caller sees every stream
 //   --bug=cancel-status   a cancel request sets the run's status to cancelled
+//   --bug=hang-read       a read never answers (to watch cases time out)
 //   --no-callers          do not offer streamStore.callers
 //   --no-registry         declare only the StreamStore capability
 import { randomUUID } from "node:crypto";
@@ -67,6 +68,7 @@ const streamStore = {
     return { next: st.chunks.length, cancelled: st.cancelled };
   },
   read({ id, fromIdx = 0, timeoutMs = 10000, caller }) {
+    if (bug === "hang-read") return new Promise(() => {});
     return new Promise((resolve, reject) => {
       const check = () => {
         const st = find(id, caller);
