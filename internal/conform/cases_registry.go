@@ -2,8 +2,10 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -518,12 +520,25 @@ func registryCases() []Case {
 		}},
 		{ID: "registry/list-max-clamped", Rule: "list clamps max to 1..500", Timeout: 30 * time.Second, Run: func(ctx context.Context, s *Subject) error {
 			tenant := s.UUID()
-			for range 501 {
-				r := run(s, "queued")
-				r.Tenant = tenant
-				if _, err := record(ctx, s.Registry, r); err != nil {
-					return err
-				}
+			recs := make([]RunRecord, 501)
+			for i := range recs {
+				recs[i] = run(s, "queued")
+				recs[i].Tenant = tenant
+			}
+			// Eight writers at once: the order of these runs does not
+			// matter here, only their number.
+			errs := make([]error, 8)
+			var wg sync.WaitGroup
+			for w := range errs {
+				wg.Go(func() {
+					for i := w; i < len(recs) && errs[w] == nil; i += len(errs) {
+						_, errs[w] = record(ctx, s.Registry, recs[i])
+					}
+				})
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				return err
 			}
 			var c checks
 			for _, tc := range []struct{ max, want int }{{0, 50}, {-4, 1}, {1000, 500}} {

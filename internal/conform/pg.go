@@ -78,7 +78,7 @@ func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, 64)}, nil
+	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, 64), admins: make(chan *pgx.Conn, 8)}, nil
 }
 
 func (p *pgStore) NewSubject(ctx context.Context, c *Case) (*Subject, func(), error) {
@@ -109,12 +109,15 @@ func (p *pgStore) NewSubject(ctx context.Context, c *Case) (*Subject, func(), er
 // pgDB is one database with a small pool of connections that act as the
 // service role, and admin connections as the connecting role.
 type pgDB struct {
-	srv   *pgserver.Server
-	name  string
-	conns chan *pgx.Conn
-	mu    sync.Mutex
-	all   []*pgx.Conn
-	done  bool
+	srv    *pgserver.Server
+	name   string
+	conns  chan *pgx.Conn // acting as the service role
+	admins chan *pgx.Conn // acting as the connecting role
+	mu     sync.Mutex
+	all    []*pgx.Conn
+	done   bool
+	// timeCols caches, per table, its timestamp columns.
+	timeCols sync.Map
 }
 
 func (d *pgDB) connect(ctx context.Context) (*pgx.Conn, error) {
@@ -160,14 +163,28 @@ func (d *pgDB) with(ctx context.Context, fn func(*pgx.Conn) error) error {
 	return err
 }
 
-// admin runs fn on a fresh connection as the connecting role.
+// admin runs fn on a pooled connection as the connecting role.
 func (d *pgDB) admin(ctx context.Context, fn func(*pgx.Conn) error) error {
-	c, err := d.connect(ctx)
-	if err != nil {
+	var c *pgx.Conn
+	select {
+	case c = <-d.admins:
+	default:
+		var err error
+		if c, err = d.connect(ctx); err != nil {
+			return err
+		}
+	}
+	err := fn(c)
+	if c.IsClosed() || c.PgConn().TxStatus() != 'I' || ctx.Err() != nil {
+		c.Close(context.Background())
 		return err
 	}
-	defer c.Close(context.Background())
-	return fn(c)
+	select {
+	case d.admins <- c:
+	default:
+		c.Close(context.Background())
+	}
+	return err
 }
 
 // as runs fn in a transaction as caller (with its JWT claims).
@@ -202,14 +219,19 @@ func (d *pgDB) close() {
 // where back by by.
 func (d *pgDB) ageRows(ctx context.Context, table, where string, arg any, by time.Duration) error {
 	return d.admin(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, `select column_name from information_schema.columns
-			where table_schema = 'better_supabase' and table_name = $1 and data_type like 'timestamp%' order by ordinal_position`, table)
-		if err != nil {
-			return err
-		}
-		cols, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
+		var cols []string
+		if v, ok := d.timeCols.Load(table); ok {
+			cols = v.([]string)
+		} else {
+			rows, err := c.Query(ctx, `select column_name from information_schema.columns
+				where table_schema = 'better_supabase' and table_name = $1 and data_type like 'timestamp%' order by ordinal_position`, table)
+			if err != nil {
+				return err
+			}
+			if cols, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+				return err
+			}
+			d.timeCols.Store(table, cols)
 		}
 		if len(cols) == 0 {
 			return fmt.Errorf("better_supabase.%s has no timestamp columns", table)
