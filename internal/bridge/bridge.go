@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -367,9 +368,10 @@ func (c *Client) Capabilities() Capabilities { return c.caps }
 func (c *Client) StderrTail() string { return c.stderr.String() }
 
 // Call sends one request and waits for its answer, at most the default
-// timeout. result may be a pointer to decode into (numbers decode as
-// json.Number into interface values, so none lose precision), a
-// *json.RawMessage, or nil.
+// timeout. params is encoded with encoding/json, except a json.RawMessage,
+// which must be valid JSON and is sent as it is. result may be a pointer to
+// decode into (numbers decode as json.Number into interface values, so none
+// lose precision), a *json.RawMessage, or nil.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	return c.CallTimeout(ctx, c.opts.Timeout, method, params, result)
 }
@@ -432,16 +434,11 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 	c.pending[id] = ch
 	c.mu.Unlock()
 
-	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		req["params"] = params
-	}
-	line, err := json.Marshal(req)
+	line, err := encodeRequest(id, method, params)
 	if err != nil {
 		c.forget(id, false)
 		return fmt.Errorf("bridge request %s: cannot encode params: %w", method, err)
 	}
-	line = append(line, '\n')
 	c.wmu.Lock()
 	_ = c.stdin.SetWriteDeadline(time.Now().Add(timeout))
 	_, werr := c.stdin.Write(line)
@@ -488,6 +485,44 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 	}
 }
 
+// encodeRequest writes one request line. Params that are already JSON
+// (json.RawMessage, which must be valid) are copied as they are, compacted
+// only when they span several lines: a converter round trip forwards large
+// native messages, and re-encoding them would cost more than the bridge's
+// work.
+func encodeRequest(id int64, method string, params any) ([]byte, error) {
+	m, err := json.Marshal(method)
+	if err != nil {
+		return nil, err
+	}
+	line := make([]byte, 0, 64)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = strconv.AppendInt(line, id, 10)
+	line = append(line, `,"method":`...)
+	line = append(line, m...)
+	switch p := params.(type) {
+	case nil:
+	case json.RawMessage:
+		line = append(line, `,"params":`...)
+		if bytes.IndexByte(p, '\n') >= 0 || bytes.IndexByte(p, '\r') >= 0 {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, p); err != nil {
+				return nil, err
+			}
+			p = buf.Bytes()
+		}
+		line = append(line, p...)
+	default:
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		line = append(line, `,"params":`...)
+		line = append(line, b...)
+	}
+	return append(line, '}', '\n'), nil
+}
+
 func (c *Client) forget(id int64, abandon bool) {
 	c.mu.Lock()
 	delete(c.pending, id)
@@ -505,7 +540,7 @@ func decodeResult(method string, resp response, result any) error {
 	case nil:
 		return nil
 	case *json.RawMessage:
-		*r = append((*r)[:0], resp.result...)
+		*r = resp.result // already this call's own copy
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(resp.result))
@@ -592,33 +627,44 @@ func (c *Client) waitStderr() {
 }
 
 func (c *Client) handleLine(line []byte) error {
-	var msg struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result"`
-		Error   *struct {
-			Code    int             `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
 	bad := func(why string) error {
 		return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge wrote a stdout line that is not a JSON-RPC response (%s): %s", why, shorten(string(line), 200)), nil)
 	}
-	if err := json.Unmarshal(line, &msg); err != nil {
-		return bad("not JSON; stdout is for protocol lines only, logs go to stderr")
+	env, ok := splitEnvelope(line)
+	if !ok {
+		// The slow path, for the exact verdict on odd lines.
+		var msg struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+			Error   json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(line, &msg); err != nil {
+			return bad("not JSON; stdout is for protocol lines only, logs go to stderr")
+		}
+		env = envelope{JSONRPC: msg.JSONRPC, ID: msg.ID, Result: msg.Result, Error: msg.Error}
 	}
-	if msg.JSONRPC != "2.0" {
+	if env.JSONRPC != "2.0" {
 		return bad(`"jsonrpc" is not "2.0"`)
 	}
+	var rpcErr *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if env.Error != nil && string(env.Error) != "null" {
+		if err := json.Unmarshal(env.Error, &rpcErr); err != nil || rpcErr == nil {
+			return bad(`"error" is not an object with "code" and "message"`)
+		}
+	}
 	var id int64
-	if err := json.Unmarshal(msg.ID, &id); err != nil || len(msg.ID) == 0 {
-		if msg.Error != nil {
-			return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge reported an error for no request: %d %s", msg.Error.Code, msg.Error.Message), nil)
+	if err := json.Unmarshal(env.ID, &id); err != nil || len(env.ID) == 0 {
+		if rpcErr != nil {
+			return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge reported an error for no request: %d %s", rpcErr.Code, rpcErr.Message), nil)
 		}
 		return bad("no numeric id")
 	}
-	if msg.Result == nil && msg.Error == nil {
+	if env.Result == nil && rpcErr == nil {
 		return bad(`neither "result" nor "error"`)
 	}
 	c.mu.Lock()
@@ -634,10 +680,11 @@ func (c *Client) handleLine(line []byte) error {
 		return c.transportErr(FaultUnknown, fmt.Sprintf("the bridge answered request id %d, which nobody asked: %s", id, shorten(string(line), 200)), nil)
 	}
 	var resp response
-	if msg.Error != nil {
-		resp.err = &RPCError{Code: msg.Error.Code, Message: msg.Error.Message, Data: msg.Error.Data}
+	if rpcErr != nil {
+		resp.err = &RPCError{Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
 	} else {
-		resp.result = msg.Result
+		// The line's buffer is reused by the reader: keep a copy.
+		resp.result = append(json.RawMessage(nil), env.Result...)
 	}
 	ch <- resp
 	return nil

@@ -8,8 +8,12 @@
 //                   | version | flood | grandchild | lossy | drift
 //   --after=N       with crash-after: crash on this converter request
 //   --pidfile=PATH  with grandchild: write "<pid> <grandchild pid>" there
+//   --report=PATH   at exit, write this process's CPU time and lifetime
+//                   (JSON, milliseconds) there: the benchmark's measure of
+//                   the time spent inside the bridge
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 
 const args = Object.fromEntries(
@@ -142,4 +146,9 @@ rl.on("line", (line) => {
 });
 // No process.exit on end of input: pending stderr writes would be lost.
 // With stdin closed and nothing left to do, node exits on its own.
-rl.on("close", () => {});
+rl.on("close", () => {
+  if (typeof args.report === "string") {
+    const cpu = process.cpuUsage();
+    writeFileSync(args.report, JSON.stringify({ userMs: cpu.user / 1000, systemMs: cpu.system / 1000, lifetimeMs: performance.now() }));
+  }
+});
