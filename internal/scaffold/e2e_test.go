@@ -88,7 +88,7 @@ func TestEndToEnd(t *testing.T) {
 				// Everything but the kits test type-checks without better-supabase.
 				os.WriteFile(filepath.Join(c.dir, "tsconfig.e2e.json"), []byte(`{"extends": "./tsconfig.json", "exclude": ["test/kits.test.ts", "node_modules"]}`), 0o644)
 				run(t, c.dir, npm, "exec", "--no", "--", "tsc", "--noEmit", "-p", "tsconfig.e2e.json")
-				run(t, c.dir, npm, "exec", "--no", "--", "tsx", "--test", "test/converters.test.ts")
+				run(t, c.dir, npm, "exec", "--no", "--", "tsx", "--test", "test/converters.test.ts", "test/chat.test.ts", "test/workflows.test.ts")
 			}
 			checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json"), 1)
 			if c.corpus {

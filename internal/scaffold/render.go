@@ -121,6 +121,8 @@ func Render(o *Options) (*Plan, error) {
 	add(true, "adapter/bsadapter.json.tmpl", path.Join(l.bridge, "bsadapter.json"))
 	add(true, "adapter/test/converters.test.ts.tmpl", path.Join(l.test, "converters.test.ts"))
 	add(true, "adapter/test/kits.test.ts.tmpl", path.Join(l.test, "kits.test.ts"))
+	add(d.Chat, "adapter/test/chat.test.ts.tmpl", path.Join(l.test, "chat.test.ts"))
+	add(d.Workflows, "adapter/test/workflows.test.ts.tmpl", path.Join(l.test, "workflows.test.ts"))
 	add(true, "docs/adapter.md.tmpl", l.docs)
 	fixtures, err := fs.Glob(templates.FS, "presets/"+o.Preset+"/fixtures/*.tmpl")
 	if err != nil {
