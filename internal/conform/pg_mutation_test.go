@@ -1,0 +1,102 @@
+package conform
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// Breaking the real blocks in PostgreSQL is caught too, by exactly the
+// cases for the broken rule: stream_append rewritten to overwrite on retry,
+// to allow gaps or to ignore close, a policy that shows every stream to every caller, and a
+// trigger that turns a cancel request into a status change.
+func TestPGMutantsCaught(t *testing.T) {
+	srv := pgtest.Server(t)
+	for _, tc := range []struct {
+		name string
+		sql  string
+		// patch, when set, rewrites stream_append's own definition:
+		// every key is replaced by its value.
+		patch map[string]string
+		want  []string
+	}{
+		{"overwrite", "", map[string]string{
+			"if v_new > v_next then":                                                      "if true then",
+			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",
+			"unnest(stream_append.chunks[(v_next - stream_append.from_idx + 1):v_count])": "unnest(stream_append.chunks)",
+			"on conflict do nothing":                                                      "on conflict (stream_id, idx) do update set data = excluded.data",
+		}, []string{"streams/append-retry-first-write-wins"}},
+		{"gaps", "", map[string]string{"or stream_append.from_idx > v_next": ""},
+			[]string{"streams/append-gap-refused"}},
+		{"ignore-close", "", map[string]string{"if st.closed_at is not null then": "if false then"},
+			[]string{"streams/append-after-close-refused"}},
+		{"leak-owners", `
+			create policy conform_leak on better_supabase.streams for select to anon, authenticated using (true);
+			create policy conform_leak on better_supabase.stream_chunks for select to anon, authenticated using (true);`,
+			nil, []string{"streams/anon-sees-nothing", "streams/stranger-sees-nothing"}},
+		{"cancel-status", `
+			create function better_supabase._conform_mutant() returns trigger language plpgsql as $$
+			begin
+			  if new.cancel_requested_at is not null and old.cancel_requested_at is null then
+			    new.status := 'cancelled';
+			  end if;
+			  return new;
+			end $$;
+			create trigger conform_mutant before update on better_supabase.workflow_runs
+			  for each row execute function better_supabase._conform_mutant();`,
+			nil, []string{"registry/cancel-request-keeps-status"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := NewPGStore(t.Context(), srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			pg := st.(*pgStore)
+			if err := pg.shared.admin(t.Context(), func(c *pgx.Conn) error {
+				sql := tc.sql
+				if tc.patch != nil {
+					if err := c.QueryRow(t.Context(), "select pg_get_functiondef('better_supabase.stream_append'::regproc)").Scan(&sql); err != nil {
+						return err
+					}
+					for from, to := range tc.patch {
+						if !strings.Contains(sql, from) {
+							t.Fatalf("stream_append no longer contains %q; update this mutant:\n%s", from, sql)
+						}
+						sql = strings.ReplaceAll(sql, from, to)
+					}
+				}
+				_, err := c.Exec(t.Context(), sql)
+				return err
+			}); err != nil {
+				t.Fatalf("break the blocks: %v", err)
+			}
+			// The isolated cases run in clones of the intact template;
+			// the mutants live in the shared clone, so run the rest.
+			var cases []Case
+			for _, c := range Cases() {
+				if !c.Isolated {
+					cases = append(cases, c)
+				}
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			rep := Run(ctx, st, cases, Options{Parallel: 4})
+			got := rep.Failed()
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("failed cases: got %v, want exactly %v", got, tc.want)
+				for _, r := range rep.Results {
+					if r.Outcome == Fail {
+						t.Logf("%s: %v", r.ID, r.Failures)
+					}
+				}
+			}
+		})
+	}
+}
