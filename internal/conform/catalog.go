@@ -35,6 +35,21 @@ the actual values. Select cases with ` + "`--suite`, `--run REGEX` and `--skip R
 (a case matched by both ` + "`--run` and `--skip`" + ` is an error); ` + "`bsadapter conform --list`" + `
 prints this table.
 
+How each store is driven:
+
+- ` + "`--store pg`" + ` (the default): the embedded blocks, installed once into a
+  template database; the run works in a clone of it, and every case that
+  purges gets a clone of its own. Every call goes through the blocks' SQL
+  functions with a real caller's rights: the service role for writes, an
+  authenticated user (` + "`request.jwt.claims`" + ` with a ` + "`sub`" + `) for owner reads and
+  cancels, anon for the negative cases. Time is moved by shifting the
+  rows' timestamps, never by waiting.
+- ` + "`--store memory`" + `: the in-process reference implementation of the same
+  contracts. Every case passes against it.
+- ` + "`--store bridge`" + `: your StreamStore and run registry over the bridge
+  protocol. A suite the bridge does not declare in its capabilities is
+  reported as skipped, with that reason.
+
 Some cases need a feature not every store has; they are reported as
 skipped, with the reason, where it is missing:
 
