@@ -115,6 +115,7 @@ type Mismatch struct {
 	Actual   string
 }
 
+// Error renders the mismatch as "what: expected X, got Y".
 func (m *Mismatch) Error() string {
 	return fmt.Sprintf("%s: expected %s, got %s", m.What, m.Expected, m.Actual)
 }

@@ -27,6 +27,7 @@ type StoreError struct {
 	Message  string
 }
 
+// Error renders the message with its hint and SQLSTATE.
 func (e *StoreError) Error() string {
 	msg := e.Message
 	if e.Hint != "" {
