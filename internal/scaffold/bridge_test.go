@@ -228,6 +228,28 @@ func TestLangChainMappings(t *testing.T) {
 	if back.Native = norm(back.Native); !reflect.DeepEqual(back.Native, want) {
 		t.Errorf("toSdk of a canonical user message:\n got %v\nwant %v", back.Native, want)
 	}
+	// Anthropic's tool_use blocks repeat tool_calls: kept verbatim as data
+	// parts, and written back into content in place.
+	anth := `{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"id":"a2","content":[{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"search","input":{"q":"x"}}],"tool_calls":[{"name":"search","args":{"q":"x"},"id":"toolu_1","type":"tool_call"}],"invalid_tool_calls":[]}}`
+	m = from(anth)
+	var types []string
+	for _, p := range m["parts"].([]any) {
+		types = append(types, p.(map[string]any)["type"].(string))
+	}
+	if strings.Join(types, ",") != "text,data,tool-call" {
+		t.Errorf("Anthropic-style AI message parts: %v", types)
+	}
+	roundTrip(t, c, "anthropic tool_use", json.RawMessage(anth))
+	back.Native = nil
+	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": m}, &back); err != nil {
+		t.Fatal(err)
+	}
+	var orig map[string]any
+	json.Unmarshal([]byte(anth), &orig)
+	if got := norm(back.Native)["kwargs"].(map[string]any)["content"]; !reflect.DeepEqual(got, orig["kwargs"].(map[string]any)["content"]) {
+		t.Errorf("content after the round trip: %v", got)
+	}
+
 	// Unknown content blocks and parts are refused, not dropped (rule 5).
 	for _, bad := range []string{
 		`{"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":[{"type":"hologram"}]}}`,
