@@ -179,6 +179,12 @@ func runConform(ctx context.Context, app *App, cmd *cobra.Command, opts *conform
 	if err := writeReport(app, opts, rep); err != nil {
 		return err
 	}
+	// A bridge that died mid-run failed every later case for one reason:
+	// that is an environment error, said once.
+	if f, ok := store.(interface{ Fatal() error }); ok && f.Fatal() != nil {
+		return envErr(fmt.Errorf("the bridge stopped working during the run, so the cases after it could not run: %w", f.Fatal()),
+			"run the bridge command on its own to see why it stops; its last stderr lines are above")
+	}
 	if n := rep.Count(conform.Fail); n > 0 {
 		if opts.format == "text" {
 			return failed("")

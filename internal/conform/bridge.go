@@ -27,6 +27,18 @@ type bridgeStore struct {
 	name    string
 	callers bool
 	n       atomic.Int64
+	// fatal is the first transport fault that left the bridge unusable.
+	fatal atomic.Pointer[bridge.TransportError]
+}
+
+// Fatal returns the transport fault that made the bridge unusable during
+// the run (it exited, or wrote something that is not the protocol), or
+// nil. Every case after it fails; the caller should say so once.
+func (b *bridgeStore) Fatal() error {
+	if e := b.fatal.Load(); e != nil {
+		return e
+	}
+	return nil
 }
 
 // NewBridgeStore starts the bridge opts describes and returns a store
@@ -92,33 +104,45 @@ func (b *bridgeStore) NewSubject(_ context.Context, c *Case) (*Subject, func(), 
 	switch c.Suite {
 	case SuiteStreams:
 		if b.callers {
-			s.Streams = bridgeCallerStreams{bridgeStreams{b.c, nil}}
+			s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
 		} else {
-			s.Streams = bridgeStreams{b.c, nil}
+			s.Streams = bridgeStreams{b, nil}
 		}
 	case SuiteRegistry:
-		s.Registry = bridgeRegistry{b.c}
+		s.Registry = bridgeRegistry{b}
 	}
 	return s, func() {}, nil
 }
 
 func (b *bridgeStore) Close() error { return b.c.Close() }
 
-// call maps the bridge's answer onto the contract's errors.
-func call(ctx context.Context, c *bridge.Client, method string, params, result any) error {
-	return mapBridgeErr(c.Call(ctx, method, params, result))
+// call sends a request with the default timeout (see callTimeout).
+func (b *bridgeStore) call(ctx context.Context, method string, params, result any) error {
+	return b.callTimeout(ctx, 0, method, params, result)
 }
 
-func mapBridgeErr(err error) error {
+// callTimeout sends a request and maps the bridge's answer onto the
+// contract's errors, remembering a fault that leaves the bridge unusable.
+func (b *bridgeStore) callTimeout(ctx context.Context, timeout time.Duration, method string, params, result any) error {
+	var err error
+	if timeout > 0 {
+		err = b.c.CallTimeout(ctx, timeout, method, params, result)
+	} else {
+		err = b.c.Call(ctx, method, params, result)
+	}
 	var rpc *bridge.RPCError
 	if errors.As(err, &rpc) {
 		return &StoreError{Hint: rpc.Hint(), Message: rpc.Error()}
+	}
+	var te *bridge.TransportError
+	if errors.As(err, &te) && te.Fatal() && te.Kind != bridge.FaultClosed {
+		b.fatal.CompareAndSwap(nil, te)
 	}
 	return err
 }
 
 type bridgeStreams struct {
-	c      *bridge.Client
+	b      *bridgeStore
 	caller *Caller
 }
 
@@ -126,7 +150,7 @@ type bridgeStreams struct {
 type bridgeCallerStreams struct{ bridgeStreams }
 
 func (b bridgeCallerStreams) As(c Caller) StreamView {
-	return bridgeStreams{b.c, &c}
+	return bridgeStreams{b.b, &c}
 }
 
 func (b bridgeStreams) params(p map[string]any) map[string]any {
@@ -153,7 +177,7 @@ func (b bridgeStreams) Open(ctx context.Context, id string, o OpenOptions) (bool
 	var res struct {
 		Created bool `json:"created"`
 	}
-	err := call(ctx, b.c, "streamStore.open", map[string]any{"id": id, "options": opts}, &res)
+	err := b.b.call(ctx, "streamStore.open", map[string]any{"id": id, "options": opts}, &res)
 	return res.Created, err
 }
 
@@ -162,7 +186,7 @@ func (b bridgeStreams) Append(ctx context.Context, id string, from int, chunks [
 		chunks = []string{}
 	}
 	var res AppendResult
-	err := call(ctx, b.c, "streamStore.append", b.params(map[string]any{"id": id, "fromIdx": from, "chunks": chunks}), &res)
+	err := b.b.call(ctx, "streamStore.append", b.params(map[string]any{"id": id, "fromIdx": from, "chunks": chunks}), &res)
 	return res, err
 }
 
@@ -175,8 +199,8 @@ func (b bridgeStreams) ReadAll(ctx context.Context, id string, from int) ([]stri
 	var res struct {
 		Chunks []string `json:"chunks"`
 	}
-	err := mapBridgeErr(b.c.CallTimeout(ctx, wait+time.Second, "streamStore.read",
-		b.params(map[string]any{"id": id, "fromIdx": from, "timeoutMs": wait.Milliseconds()}), &res))
+	err := b.b.callTimeout(ctx, wait+time.Second, "streamStore.read",
+		b.params(map[string]any{"id": id, "fromIdx": from, "timeoutMs": wait.Milliseconds()}), &res)
 	if err == nil && res.Chunks == nil {
 		res.Chunks = []string{}
 	}
@@ -187,7 +211,7 @@ func (b bridgeStreams) Status(ctx context.Context, id string) (*StreamStatus, er
 	var res struct {
 		Status *StreamStatus `json:"status"`
 	}
-	err := call(ctx, b.c, "streamStore.status", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, "streamStore.status", b.params(map[string]any{"id": id}), &res)
 	return res.Status, err
 }
 
@@ -195,7 +219,7 @@ func (b bridgeStreams) IsCancelled(ctx context.Context, id string) (bool, error)
 	var res struct {
 		Cancelled bool `json:"cancelled"`
 	}
-	err := call(ctx, b.c, "streamStore.isCancelled", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, "streamStore.isCancelled", b.params(map[string]any{"id": id}), &res)
 	return res.Cancelled, err
 }
 
@@ -203,7 +227,7 @@ func (b bridgeStreams) Close(ctx context.Context, id string) (bool, error) {
 	var res struct {
 		Closed bool `json:"closed"`
 	}
-	err := call(ctx, b.c, "streamStore.close", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, "streamStore.close", b.params(map[string]any{"id": id}), &res)
 	return res.Closed, err
 }
 
@@ -211,7 +235,7 @@ func (b bridgeStreams) Cancel(ctx context.Context, id string) (bool, error) {
 	var res struct {
 		Cancelled bool `json:"cancelled"`
 	}
-	err := call(ctx, b.c, "streamStore.cancel", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, "streamStore.cancel", b.params(map[string]any{"id": id}), &res)
 	return res.Cancelled, err
 }
 
@@ -223,11 +247,11 @@ func (b bridgeStreams) Purge(ctx context.Context, olderThan time.Duration) (int,
 	var res struct {
 		Purged int `json:"purged"`
 	}
-	err := call(ctx, b.c, "streamStore.purge", p, &res)
+	err := b.b.call(ctx, "streamStore.purge", p, &res)
 	return res.Purged, err
 }
 
-type bridgeRegistry struct{ c *bridge.Client }
+type bridgeRegistry struct{ b *bridgeStore }
 
 // decodeRun decodes a run from raw JSON with plain float64 numbers, as
 // the other stores produce them.
@@ -249,7 +273,7 @@ func (b bridgeRegistry) Record(ctx context.Context, r RunRecord) (string, error)
 	var res struct {
 		ID string `json:"id"`
 	}
-	err := call(ctx, b.c, "runRegistry.record", map[string]any{"run": r}, &res)
+	err := b.b.call(ctx, "runRegistry.record", map[string]any{"run": r}, &res)
 	return res.ID, err
 }
 
@@ -257,7 +281,7 @@ func (b bridgeRegistry) Get(ctx context.Context, ref string) (*WorkflowRun, erro
 	var res struct {
 		Run json.RawMessage `json:"run"`
 	}
-	if err := call(ctx, b.c, "runRegistry.get", map[string]any{"run": ref}, &res); err != nil {
+	if err := b.b.call(ctx, "runRegistry.get", map[string]any{"run": ref}, &res); err != nil {
 		return nil, err
 	}
 	return decodeRun(res.Run)
@@ -267,7 +291,7 @@ func (b bridgeRegistry) List(ctx context.Context, f RunFilter) ([]WorkflowRun, e
 	var res struct {
 		Runs []json.RawMessage `json:"runs"`
 	}
-	if err := call(ctx, b.c, "runRegistry.list", f, &res); err != nil {
+	if err := b.b.call(ctx, "runRegistry.list", f, &res); err != nil {
 		return nil, err
 	}
 	out := []WorkflowRun{}
@@ -287,7 +311,7 @@ func (b bridgeRegistry) RequestCancel(ctx context.Context, ref string) (*Workflo
 	var res struct {
 		Run json.RawMessage `json:"run"`
 	}
-	if err := call(ctx, b.c, "runRegistry.requestCancel", map[string]any{"run": ref}, &res); err != nil {
+	if err := b.b.call(ctx, "runRegistry.requestCancel", map[string]any{"run": ref}, &res); err != nil {
 		return nil, err
 	}
 	return decodeRun(res.Run)
@@ -304,6 +328,6 @@ func (b bridgeRegistry) Purge(ctx context.Context, olderThan time.Duration, batc
 	var res struct {
 		Purged int `json:"purged"`
 	}
-	err := call(ctx, b.c, "runRegistry.purge", p, &res)
+	err := b.b.call(ctx, "runRegistry.purge", p, &res)
 	return res.Purged, err
 }
