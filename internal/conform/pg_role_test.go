@@ -1,0 +1,59 @@
+package conform_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/pgserver"
+	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// With --dsn, users often connect as a role that is not a superuser (on
+// Supabase, postgres is not one): the suites still pass, the blocks
+// installed and driven by that role alone.
+func TestPGStoreAsNonSuperuser(t *testing.T) {
+	srv := pgtest.Server(t)
+	admin, err := srv.Connect(t.Context(), "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	// Like Supabase's postgres role: no superuser, but CREATEDB and a
+	// member of the three API roles (which the cluster already has).
+	const role = "conform_plain"
+	if _, err := admin.Exec(t.Context(), fmt.Sprintf(`drop role if exists %[1]s; create role %[1]s login createdb nosuperuser;
+		grant anon, authenticated, service_role to %[1]s`, role)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgx.ParseConfig(srv.ConnString("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := fmt.Sprintf("host=%s port=%d user=%s dbname=postgres sslmode=disable", cfg.Host, cfg.Port, role)
+	plain, err := pgserver.Start(t.Context(), pgserver.Options{Strategy: "dsn", DSN: dsn})
+	if err != nil {
+		t.Fatalf("connect as %s: %v", role, err)
+	}
+	st, err := conform.NewPGStore(t.Context(), plain)
+	if err != nil {
+		plain.Close()
+		t.Fatalf("prepare the pg store as %s: %v", role, err)
+	}
+	rep := conform.Run(t.Context(), st, conform.Cases(), conform.Options{Parallel: 4})
+	if err := st.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := plain.Close(); err != nil {
+		t.Error(err)
+	}
+	if f := failureText(rep); f != "" || rep.Count(conform.Pass) != len(rep.Results) {
+		t.Errorf("as a plain role, %d of %d passed:\n%s", rep.Count(conform.Pass), len(rep.Results), f)
+	}
+	// Whatever the role's run created must be gone before the role goes.
+	if _, err := admin.Exec(t.Context(), fmt.Sprintf("drop owned by %[1]s; drop role %[1]s", role)); err != nil {
+		t.Errorf("drop the role: %v", err)
+	}
+}
