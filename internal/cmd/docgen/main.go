@@ -59,8 +59,8 @@ func run(args []string, stdout io.Writer, getenv func(string) string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (all options are flags; see -h)", fs.Arg(0))
 	}
-	if _, err := os.Stat("go.mod"); err != nil {
-		return errors.New("run docgen from the repository root (the folder with go.mod): the output folders are relative to it")
+	if mod, err := os.ReadFile("go.mod"); err != nil || !strings.HasPrefix(string(mod), "module github.com/bsadapter/bsadapter\n") {
+		return errors.New("run docgen from the root of the bsadapter repository (the folder with its go.mod): the output folders are relative to it")
 	}
 	when, err := parseDate(*date, getenv("SOURCE_DATE_EPOCH"))
 	if err != nil {
