@@ -550,6 +550,30 @@ func registryCases() []Case {
 			}
 			return c.err()
 		}},
+		{ID: "registry/purge-keeps-recent-runs", Isolated: true, Rule: "purge keeps terminal runs younger than the window and every run that is not terminal", Run: func(ctx context.Context, s *Subject) error {
+			var made []string
+			for _, st := range RunStatuses {
+				id, err := record(ctx, s.Registry, run(s, st))
+				if err != nil {
+					return err
+				}
+				made = append(made, id)
+			}
+			n, err := s.Registry.Purge(ctx, 24*time.Hour, 1000)
+			if err != nil {
+				return op("purge", err)
+			}
+			var c checks
+			c.eq("purge count", n, 0)
+			for i, st := range RunStatuses {
+				got, err := s.Registry.Get(ctx, made[i])
+				if err != nil {
+					return op("get", err)
+				}
+				c.eq(fmt.Sprintf("a new %s run survives a one-day purge", st), got != nil, true)
+			}
+			return c.err()
+		}},
 		{ID: "registry/purge-terminal-past-window", Needs: FeatureClock, Rule: "purge deletes only terminal runs older than the window", Isolated: true, Run: func(ctx context.Context, s *Subject) error {
 			a, err := needRunAger(s)
 			if err != nil {

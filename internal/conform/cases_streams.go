@@ -671,6 +671,37 @@ func streamCases() []Case {
 func ttlCases() []Case {
 	const day = 24 * time.Hour
 	return []Case{
+		{ID: "streams/purge-keeps-live-and-recent", Isolated: true, Rule: "purge keeps open streams within their TTL and streams closed less than olderThan ago", Run: func(ctx context.Context, s *Subject) error {
+			open, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			closed, err := openStream(ctx, s, OpenOptions{})
+			if err != nil {
+				return err
+			}
+			if _, err := appendOK(ctx, s.Streams, closed, 0, "done"); err != nil {
+				return err
+			}
+			if _, err := s.Streams.Close(ctx, closed); err != nil {
+				return op("close", err)
+			}
+			if _, err := s.Streams.Purge(ctx, time.Hour); err != nil {
+				return op("purge", err)
+			}
+			var c checks
+			st, err := s.Streams.Status(ctx, open)
+			if err != nil {
+				return op("status", err)
+			}
+			c.eq("status of the open stream after purge", st, &StreamStatus{})
+			st, err = s.Streams.Status(ctx, closed)
+			if err != nil {
+				return op("status", err)
+			}
+			c.eq("status of the stream closed just now after a purge with olderThan 1 hour", st, &StreamStatus{Next: 1, Closed: true})
+			return c.err()
+		}},
 		{ID: "streams/ttl-expired-purged", Needs: FeatureClock, Isolated: true, Rule: "purge deletes a stream once its TTL has passed, even if it was never closed", Run: func(ctx context.Context, s *Subject) error {
 			a, err := needStreamAger(s)
 			if err != nil {
