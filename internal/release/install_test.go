@@ -307,9 +307,11 @@ func TestInstallScriptInstallsAWorkingBinary(t *testing.T) {
 }
 
 // TestInstallScriptFlagsAndReinstall installs into a folder given with
-// --bin-dir over an older file, which must be replaced in place.
+// --bin-dir over an older file, which must be replaced in place. It lets
+// the script ask the real uname.
 func TestInstallScriptFlagsAndReinstall(t *testing.T) {
-	env := hostUname(t)
+	hostUname(t) // only to skip on platforms without a release
+	var env []string
 	s := serve(t, nil)
 	dir := filepath.Join(t.TempDir(), "custom bin")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
