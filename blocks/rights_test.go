@@ -77,7 +77,7 @@ func TestFunctionSignaturesFromTheCatalog(t *testing.T) {
 		if result != want.result {
 			t.Errorf("%s returns %s, want %s", name, result, want.result)
 		}
-		if strings.HasPrefix(name, "better_supabase.") && config != `search_path=""` {
+		if strings.HasPrefix(name, "better_supabase.") && !strings.HasPrefix(config, `search_path=""`) {
 			t.Errorf("%s has settings %q, want search_path = ''", name, config)
 		}
 	}

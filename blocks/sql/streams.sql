@@ -94,7 +94,11 @@ create or replace function better_supabase.stream_append(
   stream_id text,
   from_idx integer,
   chunks text[]
-) returns jsonb language plpgsql security definer set search_path = '' as $$
+) returns jsonb language plpgsql security definer set search_path = ''
+-- Every lookup here is by key. A plan cached while the tables were small
+-- would scan them whole for the rest of the session (until the next
+-- ANALYZE); with sequential scans off, the cached plans use the keys.
+set enable_seqscan = off as $$
 #variable_conflict use_column
 declare
   st record;
@@ -116,9 +120,14 @@ begin
     raise exception 'stream % is closed', stream_append.stream_id
       using errcode = 'P0001', hint = 'STREAM_CLOSED';
   end if;
-  select coalesce(max(c.idx) + 1, 0) into v_next
+  -- ORDER BY ... LIMIT 1 rather than max(): a plan made while the stream
+  -- was empty would otherwise read every index entry of the stream.
+  select c.idx + 1 into v_next
   from better_supabase.stream_chunks c
-  where c.stream_id = stream_append.stream_id;
+  where c.stream_id = stream_append.stream_id
+  order by c.stream_id desc, c.idx desc
+  limit 1;
+  v_next := coalesce(v_next, 0);
   if stream_append.from_idx is null or stream_append.from_idx < 0 or stream_append.from_idx > v_next then
     raise exception 'stream %: append at index % would leave a gap (next index is %)',
         stream_append.stream_id, stream_append.from_idx, v_next
@@ -133,7 +142,8 @@ begin
     from unnest(stream_append.chunks[(v_next - stream_append.from_idx + 1):v_count]) with ordinality as u(t, o)
     on conflict do nothing;
   end if;
-  if st.wake then
+  -- Without Realtime (plain Postgres) skip even the call.
+  if st.wake and pg_catalog.to_regnamespace('realtime') is not null then
     perform better_supabase._stream_ping(stream_append.stream_id, 'append', jsonb_build_object('next', v_new));
   end if;
   return jsonb_build_object('next', v_new, 'cancelled', st.cancel_requested_at is not null);
@@ -144,7 +154,8 @@ create or replace function better_supabase.stream_read(
   stream_id text,
   from_idx integer default 0,
   max integer default 1000
-) returns jsonb language plpgsql stable security invoker set search_path = '' as $$
+) returns jsonb language plpgsql stable security invoker set search_path = ''
+set enable_seqscan = off as $$
 #variable_conflict use_column
 declare
   st record;
@@ -167,9 +178,12 @@ begin
     order by c.idx
     limit v_max
   ) p;
-  select coalesce(pg_catalog.max(c.idx) + 1, 0) into v_total
+  select c.idx + 1 into v_total
   from better_supabase.stream_chunks c
-  where c.stream_id = stream_read.stream_id;
+  where c.stream_id = stream_read.stream_id
+  order by c.stream_id desc, c.idx desc
+  limit 1;
+  v_total := coalesce(v_total, 0);
   return jsonb_build_object(
     'found', true,
     'chunks', v_chunks,
@@ -180,9 +194,11 @@ end
 $$;
 
 create or replace function better_supabase.stream_status(stream_id text)
-returns jsonb language sql stable security invoker set search_path = '' as $$
+returns jsonb language sql stable security invoker set search_path = ''
+set enable_seqscan = off as $$
   select jsonb_build_object(
-    'next', (select coalesce(max(c.idx) + 1, 0) from better_supabase.stream_chunks c where c.stream_id = s.id),
+    'next', coalesce((select c.idx + 1 from better_supabase.stream_chunks c where c.stream_id = s.id
+                      order by c.stream_id desc, c.idx desc limit 1), 0),
     'closed', s.closed_at is not null,
     'cancelled', s.cancel_requested_at is not null,
     'kind', s.kind,
