@@ -78,7 +78,7 @@ func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, 64), admins: make(chan *pgx.Conn, 8)}, nil
+	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, maxConns), admins: make(chan *pgx.Conn, maxConns), slots: make(chan struct{}, maxConns)}, nil
 }
 
 func (p *pgStore) NewSubject(ctx context.Context, c *Case) (*Subject, func(), error) {
@@ -113,9 +113,12 @@ type pgDB struct {
 	name   string
 	conns  chan *pgx.Conn // acting as the service role
 	admins chan *pgx.Conn // acting as the connecting role
-	mu     sync.Mutex
-	all    []*pgx.Conn
-	done   bool
+	// slots bounds the connections in use at once, whatever --parallel
+	// asks, so that a run stays within the server's max_connections.
+	slots chan struct{}
+	mu    sync.Mutex
+	all   []*pgx.Conn
+	done  bool
 	// timeCols caches, per table, its timestamp columns.
 	timeCols sync.Map
 }
@@ -135,8 +138,27 @@ func (d *pgDB) connect(ctx context.Context) (*pgx.Conn, error) {
 	return c, nil
 }
 
+// maxConns is the most connections one database of a run uses at once.
+const maxConns = 24
+
+// acquire waits for a connection slot; release gives it back.
+func (d *pgDB) acquire(ctx context.Context) error {
+	select {
+	case d.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (d *pgDB) release() { <-d.slots }
+
 // with runs fn on a pooled connection acting as the service role.
 func (d *pgDB) with(ctx context.Context, fn func(*pgx.Conn) error) error {
+	if err := d.acquire(ctx); err != nil {
+		return err
+	}
+	defer d.release()
 	var c *pgx.Conn
 	select {
 	case c = <-d.conns:
@@ -165,6 +187,10 @@ func (d *pgDB) with(ctx context.Context, fn func(*pgx.Conn) error) error {
 
 // admin runs fn on a pooled connection as the connecting role.
 func (d *pgDB) admin(ctx context.Context, fn func(*pgx.Conn) error) error {
+	if err := d.acquire(ctx); err != nil {
+		return err
+	}
+	defer d.release()
 	var c *pgx.Conn
 	select {
 	case c = <-d.admins:
