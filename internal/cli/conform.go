@@ -82,7 +82,7 @@ a usage or environment error.`,
 	f.StringSliceVar(&opts.suites, "suite", nil, "suites to run, comma-separated: streams, registry, chat (default all)")
 	f.BoolVar(&opts.list, "list", false, "list the selected cases (ID and rule) without running them")
 	f.StringVar(&opts.run, "run", "", "run only the cases whose ID matches this regular expression")
-	f.StringVar(&opts.skip, "skip", "", "leave out the cases whose ID matches this regular expression")
+	f.StringVar(&opts.skip, "skip", "", "leave out the cases whose ID matches this regular expression (a case matched by both --run and --skip is an error)")
 	f.IntVar(&opts.parallel, "parallel", 4, "how many cases run at once")
 	f.DurationVar(&opts.timeout, "timeout", 0, "time limit of every case (default: each case's own, 10s for most)")
 	f.StringVar(&opts.format, "format", "text", "output format: text, json, junit or github")
