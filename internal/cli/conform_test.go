@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -154,5 +157,48 @@ func TestConformLiveViewInATerminal(t *testing.T) {
 	}
 	if strings.Contains(screen, "running streams/") {
 		t.Errorf("the live view left a stale frame:\n%s", screen)
+	}
+}
+
+// The whole command against PostgreSQL (a running server, --dsn): every
+// case of every suite passes, JSON on stdout, exit 0, and the databases
+// it made are gone afterwards.
+func TestConformPGThroughTheCommand(t *testing.T) {
+	srv := pgtest.Server(t)
+	dsn := srv.ConnString("postgres")
+	countDBs := func() int {
+		conn, err := srv.Connect(t.Context(), "postgres")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		var n int
+		if err := conn.QueryRow(t.Context(), "select count(*) from pg_database where datname like 'bsadapter_%'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := countDBs()
+	var out, errb bytes.Buffer
+	code := Main([]string{"conform", "--dsn", dsn, "--format", "json"}, Stdio{
+		In: strings.NewReader(""), Out: &out, Err: &errb,
+		Env: func(k string) (string, bool) { return "", false },
+	})
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	var doc struct {
+		SchemaVersion int `json:"schemaVersion"`
+		Store         string
+		Summary       struct{ Total, Passed, Failed, Skipped int }
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
+	}
+	if doc.SchemaVersion != 1 || doc.Store != "pg (dsn)" || doc.Summary.Total != len(conform.Cases()) || doc.Summary.Passed != doc.Summary.Total {
+		t.Errorf("report: %+v", doc)
+	}
+	if after := countDBs(); after != before {
+		t.Errorf("the run left databases behind: %d before, %d after", before, after)
 	}
 }
