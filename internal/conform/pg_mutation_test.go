@@ -14,31 +14,40 @@ import (
 // Breaking the real blocks in PostgreSQL is caught too, by exactly the
 // cases for the broken rule: stream_append rewritten to overwrite on retry,
 // to allow gaps or to ignore close, a policy that shows every stream to every caller, and a
-// trigger that turns a cancel request into a status change.
+// trigger that turns a cancel request into a status change; and beyond
+// those five, a registry that lets a run clear its error and a chat
+// release that frees the chat for any stream.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
 		name string
 		sql  string
-		// patch, when set, rewrites stream_append's own definition:
-		// every key is replaced by its value.
+		// patch, when set, rewrites function fn's own definition (default
+		// stream_append): every key is replaced by its value.
 		patch map[string]string
 		want  []string
+		fn    string
 	}{
+		{name: "error-cleared", fn: "better_supabase.record_workflow_run",
+			patch: map[string]string{"error = coalesce(excluded.error, w.error)": "error = excluded.error"},
+			want:  []string{"registry/record-error-not-cleared"}},
+		{name: "release-any-stream", fn: "better_supabase.release_ai_chat_stream",
+			patch: map[string]string{"if c.active_stream_id is distinct from release_ai_chat_stream.stream then": "if false then"},
+			want:  []string{"chat/release-other-stream"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",
 			"unnest(stream_append.chunks[(v_next - stream_append.from_idx + 1):v_count])": "unnest(stream_append.chunks)",
 			"on conflict do nothing":                                                      "on conflict (stream_id, idx) do update set data = excluded.data",
-		}, []string{"streams/append-retry-first-write-wins"}},
+		}, []string{"streams/append-retry-first-write-wins"}, ""},
 		{"gaps", "", map[string]string{"or stream_append.from_idx > v_next": ""},
-			[]string{"streams/append-gap-refused"}},
+			[]string{"streams/append-gap-refused"}, ""},
 		{"ignore-close", "", map[string]string{"if st.closed_at is not null then": "if false then"},
-			[]string{"streams/append-after-close-refused"}},
+			[]string{"streams/append-after-close-refused"}, ""},
 		{"leak-owners", `
 			create policy conform_leak on better_supabase.streams for select to anon, authenticated using (true);
 			create policy conform_leak on better_supabase.stream_chunks for select to anon, authenticated using (true);`,
-			nil, []string{"streams/anon-sees-nothing", "streams/stranger-sees-nothing"}},
+			nil, []string{"streams/anon-sees-nothing", "streams/stranger-sees-nothing"}, ""},
 		{"cancel-status", `
 			create function better_supabase._conform_mutant() returns trigger language plpgsql as $$
 			begin
@@ -49,7 +58,7 @@ func TestPGMutantsCaught(t *testing.T) {
 			end $$;
 			create trigger conform_mutant before update on better_supabase.workflow_runs
 			  for each row execute function better_supabase._conform_mutant();`,
-			nil, []string{"registry/cancel-request-keeps-status"}},
+			nil, []string{"registry/cancel-request-keeps-status"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := NewPGStore(t.Context(), srv)
@@ -61,12 +70,16 @@ func TestPGMutantsCaught(t *testing.T) {
 			if err := pg.shared.admin(t.Context(), func(c *pgx.Conn) error {
 				sql := tc.sql
 				if tc.patch != nil {
-					if err := c.QueryRow(t.Context(), "select pg_get_functiondef('better_supabase.stream_append'::regproc)").Scan(&sql); err != nil {
+					fn := tc.fn
+					if fn == "" {
+						fn = "better_supabase.stream_append"
+					}
+					if err := c.QueryRow(t.Context(), "select pg_get_functiondef($1::regproc)", fn).Scan(&sql); err != nil {
 						return err
 					}
 					for from, to := range tc.patch {
 						if !strings.Contains(sql, from) {
-							t.Fatalf("stream_append no longer contains %q; update this mutant:\n%s", from, sql)
+							t.Fatalf("%s no longer contains %q; update this mutant:\n%s", fn, from, sql)
 						}
 						sql = strings.ReplaceAll(sql, from, to)
 					}
