@@ -172,6 +172,8 @@ type Client struct {
 	nextID    int64
 	pending   map[int64]chan response
 	abandoned map[int64]struct{} // timed-out ids whose late answers are ignored
+	busy      time.Duration      // time with at least one request awaiting its answer
+	busySince time.Time
 
 	dead     chan struct{} // closed when the bridge became unusable
 	deadErr  error
@@ -432,6 +434,9 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 	id := c.nextID
 	ch := make(chan response, 1)
 	c.pending[id] = ch
+	if len(c.pending) == 1 {
+		c.busySince = time.Now()
+	}
 	c.mu.Unlock()
 
 	line, err := encodeRequest(id, method, params)
@@ -523,9 +528,35 @@ func encodeRequest(id int64, method string, params any) ([]byte, error) {
 	return append(line, '}', '\n'), nil
 }
 
+// removePendingLocked drops a request from the pending set, ending a busy
+// period when it was the last one. c.mu must be held.
+func (c *Client) removePendingLocked(id int64) (chan response, bool) {
+	ch, ok := c.pending[id]
+	if !ok {
+		return nil, false
+	}
+	delete(c.pending, id)
+	if len(c.pending) == 0 {
+		c.busy += time.Since(c.busySince)
+	}
+	return ch, true
+}
+
+// BusyTime returns how long the bridge has had at least one request to
+// answer: the time the run spent waiting on the bridge rather than on
+// bsadapter itself.
+func (c *Client) BusyTime() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) > 0 {
+		return c.busy + time.Since(c.busySince)
+	}
+	return c.busy
+}
+
 func (c *Client) forget(id int64, abandon bool) {
 	c.mu.Lock()
-	delete(c.pending, id)
+	c.removePendingLocked(id)
 	if abandon {
 		c.abandoned[id] = struct{}{}
 	}
@@ -668,8 +699,7 @@ func (c *Client) handleLine(line []byte) error {
 		return bad(`neither "result" nor "error"`)
 	}
 	c.mu.Lock()
-	ch, ok := c.pending[id]
-	delete(c.pending, id)
+	ch, ok := c.removePendingLocked(id)
 	_, late := c.abandoned[id]
 	delete(c.abandoned, id)
 	c.mu.Unlock()

@@ -106,7 +106,13 @@ func chatlet(i int) map[string]any {
 func TestRoundTripPipelined(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			began := time.Now()
 			c := start(t, context.Background(), k.cmd(t), func(o *Options) { o.Jobs = 4 })
+			defer func() {
+				if busy := c.BusyTime(); busy <= 0 || busy > time.Since(began) {
+					t.Errorf("BusyTime() = %s, outside (0, %s]", busy, time.Since(began))
+				}
+			}()
 			if got := c.Adapter(); got.Name != "chatlet" || got.Format != "chatlet-v1" || got.SDK != "chatlet" || got.Version != "0.1.0" {
 				t.Errorf("Adapter() = %+v", got)
 			}
