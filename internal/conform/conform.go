@@ -86,7 +86,8 @@ type Subject struct {
 }
 
 // ID returns a new id for a stream, a run or a message, unique within the
-// store: the subject's prefix and a counter.
+// store: the subject's prefix and a counter. Like the rest of a subject it
+// belongs to one case; call it from the case's own goroutine.
 func (s *Subject) ID(name string) string {
 	s.seq++
 	return fmt.Sprintf("%s-%s-%d", s.Prefix, name, s.seq)
