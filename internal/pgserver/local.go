@@ -36,21 +36,29 @@ const cacheFormat = "2"
 // it and by the pid that follows.
 const runPrefix = "bsadapter-pg-"
 
+// copyWorkers is how many files copyTree copies at once.
+var copyWorkers = 4
+
 // readyMarker is written into a cached template once it is complete.
 const readyMarker = "bsadapter-template-ready"
 
-// searchPlaces lists the folders the local strategy looks in for the
-// PostgreSQL binaries, most specific first. Tests replace it.
+// searchPlaces yields the folders the local strategy looks in for the
+// PostgreSQL binaries, most specific first; it stops as soon as the caller
+// has found them, so pg_config only runs when PATH has no postgres. Tests
+// replace it.
 var searchPlaces = defaultSearchPlaces
 
-func defaultSearchPlaces() []string {
-	var places []string
+func defaultSearchPlaces(yield func(string) bool) {
 	if p, err := exec.LookPath("postgres"); err == nil {
-		places = append(places, filepath.Dir(p))
+		if !yield(filepath.Dir(p)) {
+			return
+		}
 	}
 	if p, err := exec.LookPath("pg_config"); err == nil {
 		if out, err := exec.Command(p, "--bindir").Output(); err == nil {
-			places = append(places, strings.TrimSpace(string(out)))
+			if !yield(strings.TrimSpace(string(out))) {
+				return
+			}
 		}
 	}
 	for _, pattern := range []string{
@@ -65,11 +73,14 @@ func defaultSearchPlaces() []string {
 		matches, _ := filepath.Glob(pattern)
 		sort.Slice(matches, func(i, j int) bool { return versionLess(matches[j], matches[i]) })
 		if len(matches) == 0 {
-			places = append(places, pattern)
+			matches = []string{pattern}
 		}
-		places = append(places, matches...)
+		for _, m := range matches {
+			if !yield(m) {
+				return
+			}
+		}
 	}
-	return places
 }
 
 // versionLess orders paths by the first number in them, so that
@@ -98,20 +109,22 @@ func firstNumber(s string) int {
 // findBinaries returns the first folder holding both postgres and initdb,
 // and every place it looked in.
 func findBinaries() (string, []string) {
-	places := searchPlaces()
 	seen := map[string]bool{}
 	var tried []string
-	for _, dir := range places {
+	found := ""
+	searchPlaces(func(dir string) bool {
 		if seen[dir] {
-			continue
+			return true
 		}
 		seen[dir] = true
 		tried = append(tried, dir)
 		if isExecutable(filepath.Join(dir, "postgres")) && isExecutable(filepath.Join(dir, "initdb")) {
-			return dir, tried
+			found = dir
+			return false
 		}
-	}
-	return "", tried
+		return true
+	})
+	return found, tried
 }
 
 func isExecutable(p string) bool {
@@ -127,8 +140,11 @@ type local struct {
 	runDir  string // holds data/, the socket and the log
 	logPath string
 
-	cmd      *exec.Cmd
-	exited   chan struct{}
+	cmd    *exec.Cmd
+	exited chan struct{}
+	// building is true while the template is made: the WAL is then kept
+	// to its minimum, as it is copied with the template on every run.
+	building bool
 	cacheJob sync.WaitGroup // the copy of a fresh template into the cache
 	cacheErr error
 }
@@ -139,7 +155,7 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 	if bin == "" {
 		return nil, fmt.Errorf("pgserver: local: no PostgreSQL binaries (postgres and initdb) in %s (install PostgreSQL, e.g. 'apt-get install postgresql' or 'brew install postgresql@15'; or use --pg docker or --dsn URL)", strings.Join(tried, ", "))
 	}
-	version, err := serverVersion(bin)
+	version, err := memoVersion(bin, opts.CacheDir)
 	if err != nil {
 		return nil, err
 	}
@@ -198,36 +214,50 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 	// another copy.
 	s.logf("pgserver: first run with PostgreSQL %s and these blocks: creating the template in %s", version, tmpl)
 	pristine := filepath.Join(l.runDir, "pristine")
+	var phases []string
+	mark := time.Now()
+	phase := func(name string) {
+		phases = append(phases, fmt.Sprintf("%s %v", name, time.Since(mark).Round(time.Millisecond)))
+		mark = time.Now()
+	}
 	if err := l.initdb(ctx, pristine); err != nil {
 		return fail(err)
 	}
+	phase("initdb")
 	if err := os.Rename(pristine, data); err != nil {
 		return fail(fmt.Errorf("pgserver: local: %w", err))
 	}
+	l.building = true
 	if err := l.start(ctx, s); err != nil {
 		return fail(err)
 	}
+	phase("start")
 	if err := s.createNamed(ctx, BlocksTemplateName, ""); err != nil {
 		return fail(err)
 	}
 	if err := s.installInto(ctx, BlocksTemplateName); err != nil {
 		return fail(err)
 	}
+	phase("blocks")
 	if err := slimTemplate(ctx, s); err != nil {
 		return fail(err)
 	}
+	phase("slim")
 	s.mu.Lock()
 	s.created = nil // part of the template, not of this run
 	s.mu.Unlock()
 	if err := l.shutdown(); err != nil {
 		return fail(err)
 	}
+	l.building = false
+	phase("stop")
 	if err := os.Rename(data, pristine); err != nil {
 		return fail(fmt.Errorf("pgserver: local: %w", err))
 	}
 	if err := copyTree(pristine, data, l.cred, ""); err != nil {
 		return fail(fmt.Errorf("pgserver: local: %w", err))
 	}
+	phase("copy")
 	l.cacheJob.Add(1)
 	go func() {
 		defer l.cacheJob.Done()
@@ -237,8 +267,9 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 	if err := l.start(ctx, s); err != nil {
 		return fail(err)
 	}
+	phase("start")
 	s.blocksTpl = BlocksTemplateName
-	s.logf("pgserver: local PostgreSQL %s ready in %v (new template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
+	s.logf("pgserver: local PostgreSQL %s ready in %v (new template: %s; %s)", version, time.Since(begin).Round(time.Millisecond), strings.Join(phases, ", "), l.runDir)
 	return s, nil
 }
 
@@ -254,7 +285,6 @@ func slimTemplate(ctx context.Context, s *Server) error {
 	for _, q := range []string{
 		"ALTER DATABASE template0 IS_TEMPLATE false",
 		"DROP DATABASE template0",
-		"VACUUM (FREEZE)",
 		"CHECKPOINT",
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
@@ -302,18 +332,55 @@ func saveTemplate(src, cacheDir, target string) error {
 		return err
 	}
 	// Templates of other blocks or versions are of no use any more; leave
-	// recent ones alone, another bsadapter may be copying them right now.
+	// recent ones alone, another bsadapter may be copying them right now
+	// (a copy takes well under a second).
 	entries, _ := os.ReadDir(cacheDir)
 	for _, e := range entries {
 		p := filepath.Join(cacheDir, e.Name())
 		if p == target || !strings.HasPrefix(e.Name(), "tmpl-") && !strings.HasPrefix(e.Name(), ".build-") {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {
 			_ = os.RemoveAll(p)
 		}
 	}
 	return nil
+}
+
+// memoVersion returns the server's version, remembered in the cache
+// folder by the binary's path, size and time, which saves running
+// postgres --version on every start.
+func memoVersion(bin, cacheDir string) (string, error) {
+	dir := cacheDir
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return serverVersion(bin)
+		}
+		dir = filepath.Join(base, "bsadapter")
+	}
+	exe := filepath.Join(bin, "postgres")
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return serverVersion(bin)
+	}
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())))
+	memo := filepath.Join(dir, "version-"+hex.EncodeToString(h[:])[:16])
+	if b, err := os.ReadFile(memo); err == nil && len(b) > 0 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	v, err := serverVersion(bin)
+	if err != nil {
+		return "", err
+	}
+	if os.MkdirAll(dir, 0o755) == nil {
+		// Write then rename: a reader never sees half a version.
+		tmp := fmt.Sprintf("%s.%d.tmp", memo, os.Getpid())
+		if os.WriteFile(tmp, []byte(v+"\n"), 0o644) == nil {
+			_ = os.Rename(tmp, memo)
+		}
+	}
+	return v, nil
 }
 
 func serverVersion(bin string) (string, error) {
@@ -447,9 +514,12 @@ func (l *local) start(ctx context.Context, s *Server) error {
 		// segments would stay in /dev/shm.
 		"-c", "dynamic_shared_memory_type=mmap",
 		"-c", "log_min_messages=warning",
-		// Keep the WAL small: it is copied with the cached template.
 		"-c", "min_wal_size=2MB",
-		"-c", "max_wal_size=64MB",
+		"-c", "max_wal_size="+map[bool]string{true: "2MB", false: "64MB"}[l.building],
+		// A test server holds little data; smaller shared memory starts
+		// faster.
+		"-c", "shared_buffers=32MB",
+		"-c", "huge_pages=off",
 	)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
@@ -579,9 +649,16 @@ func sharedMemoryID(data string) (key, id int) {
 }
 
 // copyTree copies a cluster folder; with cred, the copy belongs to that
-// user. skip names a top-level file not to copy.
+// user. skip names a top-level file not to copy. Folders are made first,
+// then the files are copied by a few workers: most of the time goes to
+// creating a thousand small files, which overlaps well.
 func copyTree(src, dst string, cred *syscall.Credential, skip string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	type job struct {
+		from, to string
+		perm     fs.FileMode
+	}
+	var files []job
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -600,9 +677,8 @@ func copyTree(src, dst string, cred *syscall.Credential, skip string) error {
 				return err
 			}
 		case info.Mode().IsRegular():
-			if err := copyFile(p, target, info.Mode().Perm()); err != nil {
-				return err
-			}
+			files = append(files, job{p, target, info.Mode().Perm()})
+			return nil
 		case info.Mode()&fs.ModeSymlink != 0:
 			link, err := os.Readlink(p)
 			if err != nil {
@@ -619,6 +695,45 @@ func copyTree(src, dst string, cred *syscall.Credential, skip string) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	workers := copyWorkers
+	errs := make(chan error, workers)
+	next := make(chan job)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for j := range next {
+				if first != nil {
+					continue
+				}
+				if err := copyFile(j.from, j.to, j.perm); err != nil {
+					first = err
+				} else if cred != nil {
+					if err := os.Chown(j.to, int(cred.Uid), int(cred.Gid)); err != nil {
+						first = err
+					}
+				}
+			}
+			errs <- first
+		}()
+	}
+	for _, j := range files {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
 }
 
 func copyFile(src, dst string, perm fs.FileMode) error {

@@ -272,11 +272,6 @@ func (s *Server) installInto(ctx context.Context, db string) error {
 		conn.Close(context.WithoutCancel(ctx))
 		return err
 	}
-	// Freeze the rows so clones do not inherit pending hint-bit writes.
-	if _, err := conn.Exec(ctx, "VACUUM (FREEZE)"); err != nil {
-		conn.Close(context.WithoutCancel(ctx))
-		return fmt.Errorf("pgserver: vacuum %s: %w", db, err)
-	}
 	conn.Close(context.WithoutCancel(ctx))
 	admin, err := s.Connect(ctx, s.adminDB)
 	if err != nil {

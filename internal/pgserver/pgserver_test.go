@@ -249,11 +249,7 @@ func TestLocalColdThenWarm(t *testing.T) {
 			t.Error("CreateDatabase after Close succeeded")
 		}
 		checkNothingLeft(t, pid, dir)
-		entries, _ := os.ReadDir(cache)
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
+		names := templatesIn(cache)
 		if len(names) != 1 || !strings.HasPrefix(names[0], "tmpl-") {
 			t.Errorf("%s: cache folder holds %v, want one template", run, names)
 		}
@@ -298,17 +294,25 @@ func TestLocalCacheRace(t *testing.T) {
 		}
 		checkNothingLeft(t, res.Pid, res.RunDir)
 	}
-	entries, _ := os.ReadDir(cache)
-	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "tmpl-") {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
+	names := templatesIn(cache)
+	if len(names) != 1 || !strings.HasPrefix(names[0], "tmpl-") {
 		t.Fatalf("cache holds %v, want exactly one template", names)
 	}
-	if _, err := os.Stat(filepath.Join(cache, entries[0].Name(), readyMarker)); err != nil {
+	if _, err := os.Stat(filepath.Join(cache, names[0], readyMarker)); err != nil {
 		t.Errorf("the template is not marked complete: %v", err)
 	}
+}
+
+// templatesIn lists a cache folder without the remembered versions.
+func templatesIn(cache string) []string {
+	entries, _ := os.ReadDir(cache)
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "version-") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 func firstLine(b []byte) []byte {
@@ -500,7 +504,8 @@ func ourRunFolders(base string) []string {
 
 func TestLocalWithoutBinaries(t *testing.T) {
 	old := searchPlaces
-	searchPlaces = func() []string { return []string{t.TempDir()} }
+	empty := t.TempDir()
+	searchPlaces = func(yield func(string) bool) { yield(empty) }
 	defer func() { searchPlaces = old }()
 	_, err := Start(context.Background(), Options{Strategy: "local"})
 	if err == nil || !strings.Contains(err.Error(), "no PostgreSQL binaries") || !strings.Contains(err.Error(), "install PostgreSQL") {
@@ -510,7 +515,8 @@ func TestLocalWithoutBinaries(t *testing.T) {
 
 func TestAutoWithNothingAvailable(t *testing.T) {
 	old := searchPlaces
-	searchPlaces = func() []string { return []string{t.TempDir()} }
+	empty := t.TempDir()
+	searchPlaces = func(yield func(string) bool) { yield(empty) }
 	defer func() { searchPlaces = old }()
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "docker.sock"))
 	_, err := Start(context.Background(), Options{})
