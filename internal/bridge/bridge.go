@@ -23,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -224,7 +223,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	cmd.Env = append(os.Environ(), opts.Env...)
 	// Its own process group, so that one signal reaches the bridge and
 	// every process it started (npx -> node -> workers).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcessGroup(cmd)
 	// Our own pipe rather than StdinPipe: an *os.File takes write
 	// deadlines, so a bridge that stops reading cannot block a call past
 	// its timeout.
@@ -642,8 +641,8 @@ func describeExit(ps *os.ProcessState) string {
 	if ps == nil {
 		return "exited"
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "was killed by signal " + ws.Signal().String()
+	if sig := signalOf(ps); sig != "" {
+		return "was killed by signal " + sig
 	}
 	return fmt.Sprintf("exited with status %d", ps.ExitCode())
 }
@@ -738,11 +737,16 @@ func (c *Client) wait() {
 	close(c.exited)
 	// The bridge is gone: anything left in its group (a child it started)
 	// must not outlive it, and would keep the pipes open.
-	c.killGroup()
+	reapGroup(c.cmd.Process)
 }
 
 func (c *Client) killGroup() {
-	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-c.exited:
+		reapGroup(c.cmd.Process)
+	default:
+		killProcessGroup(c.cmd.Process)
+	}
 }
 
 // kill stops the whole process group at once.
