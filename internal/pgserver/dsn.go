@@ -3,6 +3,7 @@ package pgserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,9 @@ func startDSN(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if !mayCreate {
 		return nil, fmt.Errorf("pgserver: dsn: role %q may not create databases, and bsadapter works only in a database of its own, which it drops at the end (run 'ALTER ROLE %s CREATEDB' as a superuser, or pass the DSN of a role that has CREATEDB)", role, pgx.Identifier{role}.Sanitize())
+	}
+	if dropped := sweepDatabases(cctx, conn); len(dropped) > 0 && opts.Log != nil {
+		fmt.Fprintf(opts.Log, "pgserver: dropped %s, left by a bsadapter run that was killed\n", strings.Join(dropped, ", "))
 	}
 	s := &Server{
 		strategy:    "dsn",

@@ -816,3 +816,5 @@ func isPostmasterOf(pid int, data string) bool {
 	}
 	return filepath.Clean(cwd) == filepath.Clean(data)
 }
+
+func processExists(pid int) bool { return processAlive(pid) }

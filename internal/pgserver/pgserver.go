@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,6 +175,12 @@ func (s *Server) createNamed(ctx context.Context, name, template string) error {
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		return createError(name, template, err)
 	}
+	// The comment lets a later run find the databases of a run that was
+	// killed before it could drop them (sweepDatabases).
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runOwner())); err != nil {
+		_ = dropDatabase(context.WithoutCancel(ctx), conn, name)
+		return fmt.Errorf("pgserver: comment on database %s: %w", name, err)
+	}
 	s.mu.Lock()
 	s.created = append(s.created, name)
 	s.mu.Unlock()
@@ -327,6 +334,51 @@ func (s *Server) logf(format string, args ...any) {
 	if s.log != nil {
 		fmt.Fprintf(s.log, format+"\n", args...)
 	}
+}
+
+// ownerPrefix starts the comment on every database bsadapter creates.
+const ownerPrefix = "bsadapter run "
+
+// runOwner names this process in a database comment: host and pid.
+func runOwner() string {
+	host, _ := os.Hostname()
+	return ownerPrefix + host + " " + strconv.Itoa(os.Getpid())
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// sweepDatabases drops the databases that a bsadapter run on this host
+// created and could not drop because it was killed: their comment names a
+// process that no longer exists. Databases of runs on other hosts, or of
+// runs still alive, are left alone.
+func sweepDatabases(ctx context.Context, conn *pgx.Conn) []string {
+	host, _ := os.Hostname()
+	rows, err := conn.Query(ctx, `select d.datname, c.description
+		from pg_database d join pg_shdescription c on c.objoid = d.oid and c.classoid = 'pg_database'::regclass
+		where d.datname like 'bsadapter\_%' and c.description like $1`, ownerPrefix+host+" %")
+	if err != nil {
+		return nil
+	}
+	type db struct{ name, owner string }
+	var found []db
+	for rows.Next() {
+		var d db
+		if rows.Scan(&d.name, &d.owner) == nil {
+			found = append(found, d)
+		}
+	}
+	rows.Close()
+	var dropped []string
+	for _, d := range found {
+		pid, err := strconv.Atoi(strings.TrimPrefix(d.owner, ownerPrefix+host+" "))
+		if err != nil || pid == os.Getpid() || processExists(pid) {
+			continue
+		}
+		if dropDatabase(ctx, conn, d.name) == nil {
+			dropped = append(dropped, d.name)
+		}
+	}
+	return dropped
 }
 
 // serverMajor returns the server's major version, 0 when unknown.

@@ -758,3 +758,57 @@ func TestWithDatabase(t *testing.T) {
 		}
 	}
 }
+
+// The databases of a dsn run that was killed are dropped by the next run
+// on the same host; those of live runs and of other hosts are not.
+func TestDSNSweepsKilledRuns(t *testing.T) {
+	needLocal(t)
+	ctx := context.Background()
+	host, err := Start(ctx, Options{Strategy: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	admin, err := host.Connect(ctx, "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	// A pid that is certainly dead: a child that has exited.
+	child := exec.Command("true")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	hostname, _ := os.Hostname()
+	for name, owner := range map[string]string{
+		"bsadapter_dead":  ownerPrefix + hostname + " " + strconv.Itoa(child.Process.Pid),
+		"bsadapter_alive": ownerPrefix + hostname + " " + strconv.Itoa(os.Getppid()),
+		"bsadapter_other": ownerPrefix + "another-host " + strconv.Itoa(child.Process.Pid),
+		"bsadapter_users": "",
+	} {
+		if _, err := admin.Exec(ctx, "create database "+name); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			admin.Exec(ctx, "comment on database "+name+" is "+quoteLiteral(owner))
+		}
+	}
+	var log bytes.Buffer
+	s, err := Start(ctx, Options{Strategy: "dsn", DSN: host.ConnString("postgres"), Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	dbs := databases(t, host)
+	if slices.Contains(dbs, "bsadapter_dead") {
+		t.Error("the database of the killed run is still there")
+	}
+	for _, keep := range []string{"bsadapter_alive", "bsadapter_other", "bsadapter_users"} {
+		if !slices.Contains(dbs, keep) {
+			t.Errorf("%s was dropped", keep)
+		}
+	}
+	if !strings.Contains(log.String(), "dropped bsadapter_dead") {
+		t.Errorf("the run did not say what it dropped: %q", log.String())
+	}
+}
