@@ -297,11 +297,18 @@ func (r Report) Changed() bool {
 // transaction was rolled back; the modules before it stay installed.
 type InstallError struct {
 	Module string
-	Err    error
+	// Line is the line of the module's SQL file (sql/<module>.sql) the
+	// server pointed at, or 0.
+	Line int
+	Err  error
 }
 
 func (e *InstallError) Error() string {
-	msg := fmt.Sprintf("blocks: install %s: %v", e.Module, e.Err)
+	where := e.Module
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s (sql/%s.sql line %d)", e.Module, e.Module, e.Line)
+	}
+	msg := fmt.Sprintf("blocks: install %s: %v", where, e.Err)
 	var pgErr *pgconn.PgError
 	if errors.As(e.Err, &pgErr) && pgErr.Code == "42501" {
 		msg += " (the role lacks a right the module needs: install as a superuser, or as a role that owns the database and may create roles)"
@@ -328,7 +335,7 @@ func Install(ctx context.Context, conn *pgx.Conn, names ...string) (Report, erro
 	for _, m := range mods {
 		res, err := installOne(ctx, conn, m)
 		if err != nil {
-			return rep, &InstallError{Module: m.Name, Err: err}
+			return rep, &InstallError{Module: m.Name, Line: errorLine(m.SQL, err), Err: err}
 		}
 		rep.Modules = append(rep.Modules, res)
 	}
@@ -387,7 +394,7 @@ func installOne(ctx context.Context, conn *pgx.Conn, m Module) (ModuleResult, er
 		return res, fmt.Errorf("registry: %w", err)
 	}
 	if _, err := tx.Exec(ctx, m.SQL); err != nil {
-		return res, err
+		return res, &sqlError{err}
 	}
 	if _, err := tx.Exec(ctx, `insert into better_supabase.modules (name, version) values ($1, $2)
 		on conflict (name) do update set version = excluded.version, installed_at = now()`, m.Name, want); err != nil {
@@ -398,6 +405,34 @@ func installOne(ctx context.Context, conn *pgx.Conn, m Module) (ModuleResult, er
 	}
 	res.Action = Installed
 	return res, nil
+}
+
+// sqlError marks an error raised by the module's own SQL, whose position
+// points into the module's file.
+type sqlError struct{ err error }
+
+func (e *sqlError) Error() string { return e.err.Error() }
+func (e *sqlError) Unwrap() error { return e.err }
+
+// errorLine turns the server's error position (characters from the start
+// of the statement text sent) into a line of the module's file.
+func errorLine(sql string, err error) int {
+	var se *sqlError
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &se) || !errors.As(err, &pgErr) || pgErr.Position <= 0 {
+		return 0
+	}
+	line, n := 1, 0
+	for _, r := range sql {
+		n++
+		if int32(n) >= pgErr.Position {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+	}
+	return 0
 }
 
 // LoadError reports a broken embedded module (a build problem, caught by

@@ -111,8 +111,8 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// Concurrent writers of one stream: every append succeeds or fails with
-// a gap, and the stored chunks are exactly 0..n-1 with no hole.
+// Concurrent writers of one stream, each appending at the end it last saw:
+// every append succeeds, and the stored chunks are exactly 0..n-1.
 func TestStreamsConcurrentWriters(t *testing.T) {
 	s, db := pgtest.DB(t)
 	c := pgtest.Conn(t, s, db)
@@ -132,8 +132,7 @@ func TestStreamsConcurrentWriters(t *testing.T) {
 				var res []byte
 				err := conn.QueryRow(context.Background(),
 					"select better_supabase.stream_append('w', (select coalesce(max(idx)+1, 0) from better_supabase.stream_chunks where stream_id = 'w'), array['x','y'])").Scan(&res)
-				var pgErr *pgconn.PgError
-				if err != nil && !(errorsAs(err, &pgErr) && pgErr.Hint == "STREAM_GAP") {
+				if err != nil {
 					t.Error(err)
 					return
 				}
@@ -143,8 +142,10 @@ func TestStreamsConcurrentWriters(t *testing.T) {
 	wg.Wait()
 	var n, maxIdx int
 	c.QueryRow(context.Background(), "select count(*), max(idx) from better_supabase.stream_chunks where stream_id = 'w'").Scan(&n, &maxIdx)
-	if n < 100 || n != maxIdx+1 {
-		t.Errorf("%d chunks, highest index %d: want at least 100 and no hole", n, maxIdx)
+	// Overlapping batches add only their new part, so the count depends
+	// on the interleaving; what must hold is that there is no hole.
+	if n < 2 || n != maxIdx+1 {
+		t.Errorf("%d chunks, highest index %d: want no hole", n, maxIdx)
 	}
 }
 

@@ -10,15 +10,26 @@
 
 do $base$
 begin
-  if not exists (select from pg_catalog.pg_roles where rolname = 'anon') then
-    create role anon nologin noinherit;
-  end if;
-  if not exists (select from pg_catalog.pg_roles where rolname = 'authenticated') then
-    create role authenticated nologin noinherit;
-  end if;
-  if not exists (select from pg_catalog.pg_roles where rolname = 'service_role') then
-    create role service_role nologin noinherit bypassrls;
-  end if;
+  -- Roles belong to the whole cluster: another run may be creating them
+  -- in another database right now, so losing that race is fine.
+  begin
+    if not exists (select from pg_catalog.pg_roles where rolname = 'anon') then
+      create role anon nologin noinherit;
+    end if;
+  exception when duplicate_object or unique_violation then null;
+  end;
+  begin
+    if not exists (select from pg_catalog.pg_roles where rolname = 'authenticated') then
+      create role authenticated nologin noinherit;
+    end if;
+  exception when duplicate_object or unique_violation then null;
+  end;
+  begin
+    if not exists (select from pg_catalog.pg_roles where rolname = 'service_role') then
+      create role service_role nologin noinherit bypassrls;
+    end if;
+  exception when duplicate_object or unique_violation then null;
+  end;
   -- The installing role may switch to the three roles (SET ROLE), as
   -- Supabase's authenticator does; a superuser may anyway.
   if not (select rolsuper from pg_catalog.pg_roles where rolname = current_user) then
