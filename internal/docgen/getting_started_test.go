@@ -189,3 +189,21 @@ func TestMatchOutput(t *testing.T) {
 		t.Error("different text matched")
 	}
 }
+
+// TestExitCodesExampleIsTrue runs the example of docs/exit-codes.md: an
+// error on stderr with its hint, and the exit code.
+func TestExitCodesExampleIsTrue(t *testing.T) {
+	steps := consoleSteps(string(readDoc(t, "exit-codes.md")))
+	if len(steps) != 2 || !strings.HasPrefix(steps[0].cmd, "bsadapter ") || steps[1].cmd != "echo $?" {
+		t.Fatalf("exit-codes.md: want one bsadapter command and 'echo $?', got %+v", steps)
+	}
+	var out, errb bytes.Buffer
+	code := cli.Main(strings.Fields(steps[0].cmd)[1:], cli.Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+	got := strings.Split(strings.TrimRight(out.String()+errb.String(), "\n"), "\n")
+	if !matchOutput(steps[0].out, got) {
+		t.Errorf("$ %s\nthe page shows:\n  %s\nit printed:\n  %s", steps[0].cmd, strings.Join(steps[0].out, "\n  "), strings.Join(got, "\n  "))
+	}
+	if want := strings.Join(steps[1].out, ""); fmt.Sprint(code) != want {
+		t.Errorf("exit code %d, the page says %s", code, want)
+	}
+}
