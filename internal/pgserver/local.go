@@ -30,7 +30,7 @@ import (
 
 // cacheFormat changes whenever the layout of a cached template changes, so
 // that an old bsadapter and a new one never share a template.
-const cacheFormat = "2"
+const cacheFormat = "3"
 
 // runPrefix names the per-run folders; the stale sweep recognises them by
 // it and by the pid that follows.
@@ -192,6 +192,10 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 	s.stop = l.stop
 	fail := func(err error) (*Server, error) {
 		_ = l.stop()
+		if ctx.Err() != nil {
+			// Interrupted: say so, whatever step noticed it first.
+			return nil, fmt.Errorf("pgserver: local: start interrupted: %w", ctx.Err())
+		}
 		return nil, err
 	}
 
@@ -232,7 +236,7 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 		return fail(err)
 	}
 	phase("start")
-	if err := s.createNamed(ctx, BlocksTemplateName, ""); err != nil {
+	if err := s.createNamed(ctx, BlocksTemplateName, "", false); err != nil {
 		return fail(err)
 	}
 	if err := s.installInto(ctx, BlocksTemplateName); err != nil {
@@ -474,7 +478,10 @@ func (l *local) initdb(ctx context.Context, data string) error {
 	return nil
 }
 
-// runCmd runs cmd and kills its process group when ctx ends first.
+// runCmd runs cmd and stops its process group when ctx ends first: with
+// SIGTERM, so that initdb and its single-user backend remove their shared
+// memory (a SIGKILL would leave it in /dev/shm and in the System V table),
+// then with SIGKILL if they do not exit.
 func runCmd(ctx context.Context, cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
@@ -485,8 +492,17 @@ func runCmd(ctx context.Context, cmd *exec.Cmd) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		// initdb's children may outlive it by a moment.
+		for i := 0; i < 200 && syscall.Kill(-cmd.Process.Pid, 0) == nil; i++ {
+			time.Sleep(5 * time.Millisecond)
+		}
 		return ctx.Err()
 	}
 }

@@ -145,13 +145,16 @@ func (s *Server) Connect(ctx context.Context, db string) (*pgx.Conn, error) {
 // template when template is not empty. Close drops it.
 func (s *Server) CreateDatabase(ctx context.Context, template string) (string, error) {
 	name := "bsadapter_" + randomHex(6)
-	if err := s.createNamed(ctx, name, template); err != nil {
+	if err := s.createNamed(ctx, name, template, true); err != nil {
 		return "", err
 	}
 	return name, nil
 }
 
-func (s *Server) createNamed(ctx context.Context, name, template string) error {
+// createNamed creates database name; mark puts the run's owner comment on
+// it, which lets a later run drop it if this one is killed (a database
+// that is to outlive the run, like a cached template, is not marked).
+func (s *Server) createNamed(ctx context.Context, name, template string, mark bool) error {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -177,9 +180,11 @@ func (s *Server) createNamed(ctx context.Context, name, template string) error {
 	}
 	// The comment lets a later run find the databases of a run that was
 	// killed before it could drop them (sweepDatabases).
-	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runOwner())); err != nil {
-		_ = dropDatabase(context.WithoutCancel(ctx), conn, name)
-		return fmt.Errorf("pgserver: comment on database %s: %w", name, err)
+	if mark {
+		if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runOwner())); err != nil {
+			_ = dropDatabase(context.WithoutCancel(ctx), conn, name)
+			return fmt.Errorf("pgserver: comment on database %s: %w", name, err)
+		}
 	}
 	s.mu.Lock()
 	s.created = append(s.created, name)
@@ -355,7 +360,7 @@ func sweepDatabases(ctx context.Context, conn *pgx.Conn) []string {
 	host, _ := os.Hostname()
 	rows, err := conn.Query(ctx, `select d.datname, c.description
 		from pg_database d join pg_shdescription c on c.objoid = d.oid and c.classoid = 'pg_database'::regclass
-		where d.datname like 'bsadapter\_%' and c.description like $1`, ownerPrefix+host+" %")
+		where d.datname like 'bsadapter\_%' and d.datname <> $2 and c.description like $1`, ownerPrefix+host+" %", BlocksTemplateName)
 	if err != nil {
 		return nil
 	}

@@ -185,6 +185,7 @@ func countModules(t *testing.T, s *Server, db string) int {
 // nothing behind.
 func TestLocalColdThenWarm(t *testing.T) {
 	needLocal(t)
+	defer checkNoNewOrphans(t, orphanIPC())
 	cache := t.TempDir()
 	ctx := context.Background()
 	for _, run := range []string{"cold", "warm"} {
@@ -303,6 +304,47 @@ func TestLocalCacheRace(t *testing.T) {
 	}
 }
 
+// orphanIPC lists shared memory no process uses: System V segments with
+// nothing attached and /dev/shm/PostgreSQL.* files no process maps. A
+// server killed without care leaves these behind.
+func orphanIPC() []string {
+	var out []string
+	if b, err := os.ReadFile("/proc/sysvipc/shm"); err == nil {
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) > 6 && f[6] == "0" {
+				out = append(out, "shm "+f[1])
+			}
+		}
+	}
+	files, _ := filepath.Glob("/dev/shm/PostgreSQL.*")
+	if len(files) > 0 {
+		maps, _ := filepath.Glob("/proc/[0-9]*/maps")
+		var all []byte
+		for _, m := range maps {
+			b, _ := os.ReadFile(m)
+			all = append(all, b...)
+		}
+		for _, f := range files {
+			if !bytes.Contains(all, []byte(f)) {
+				out = append(out, f)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkNoNewOrphans fails when shared memory was orphaned since before.
+func checkNoNewOrphans(t *testing.T, before []string) {
+	t.Helper()
+	for _, o := range orphanIPC() {
+		if !slices.Contains(before, o) {
+			t.Errorf("shared memory left behind: %s", o)
+		}
+	}
+}
+
 // templatesIn lists a cache folder without the remembered versions.
 func templatesIn(cache string) []string {
 	entries, _ := os.ReadDir(cache)
@@ -399,6 +441,7 @@ func TestLocalRunsUnprivileged(t *testing.T) {
 // A server that crashed is cleaned up all the same.
 func TestLocalCrashedServer(t *testing.T) {
 	needLocal(t)
+	defer checkNoNewOrphans(t, orphanIPC())
 	s, err := Start(context.Background(), Options{Strategy: "local"})
 	if err != nil {
 		t.Fatal(err)
@@ -428,6 +471,7 @@ func TestLocalCrashedServer(t *testing.T) {
 // stops it and removes its folder.
 func TestStaleServerOfAKilledRunIsSwept(t *testing.T) {
 	needLocal(t)
+	defer checkNoNewOrphans(t, orphanIPC())
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -472,6 +516,8 @@ func TestLocalStartInterrupted(t *testing.T) {
 	needLocal(t)
 	base := runFolderBase()
 	before := ourRunFolders(base)
+	orphans := orphanIPC()
+	defer checkNoNewOrphans(t, orphans)
 	for _, after := range []time.Duration{0, 5 * time.Millisecond, 30 * time.Millisecond} {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(after, cancel)
@@ -485,8 +531,30 @@ func TestLocalStartInterrupted(t *testing.T) {
 			t.Errorf("interrupted start: %v, want context.Canceled", err)
 		}
 	}
+	// Interrupted during a first run: no folder, process or half-made
+	// template stays.
+	for _, after := range []time.Duration{50 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {
+		cache := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(after, cancel)
+		s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache})
+		cancel()
+		if err == nil {
+			s.Close()
+		} else if !errors.Is(err, context.Canceled) {
+			t.Errorf("interrupted first run: %v, want context.Canceled", err)
+		}
+		for _, name := range templatesIn(cache) {
+			if _, err := os.Stat(filepath.Join(cache, name, readyMarker)); err != nil {
+				t.Errorf("interrupted after %v: half-made template %s left in the cache", after, name)
+			}
+		}
+	}
 	if got := ourRunFolders(base); !slices.Equal(got, before) {
 		t.Errorf("run folders before %v, after %v", before, got)
+	}
+	if procs := processesOf(0, base+"/"+runPrefix+strconv.Itoa(os.Getpid())+"-"); len(procs) > 0 {
+		t.Errorf("postgres processes left:\n%s", strings.Join(procs, "\n"))
 	}
 }
 
