@@ -139,6 +139,7 @@ type local struct {
 	cred    *syscall.Credential
 	runDir  string // holds data/, the socket and the log
 	logPath string
+	log     io.Writer // progress notes, may be nil
 
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -159,7 +160,7 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &local{bin: bin, version: version}
+	l := &local{bin: bin, version: version, log: opts.Log}
 	if os.Geteuid() == 0 {
 		// PostgreSQL refuses to run as root.
 		cred, err := unprivileged()
@@ -634,10 +635,11 @@ func (l *local) stop() error {
 			errs = append(errs, fmt.Errorf("pgserver: local: remove %s: %w", l.runDir, err))
 		}
 	}
-	if l.cacheErr != nil {
-		errs = append(errs, fmt.Errorf("pgserver: local: save the template in the cache: %w", l.cacheErr))
-		l.cacheErr = nil
+	if l.cacheErr != nil && l.log != nil {
+		// Not an error of this run: the next one builds the template again.
+		fmt.Fprintf(l.log, "pgserver: could not keep the template in the cache (%v); the next run builds it again\n", l.cacheErr)
 	}
+	l.cacheErr = nil
 	return errors.Join(errs...)
 }
 

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package pgserver
 
@@ -879,4 +879,31 @@ func TestDSNSweepsKilledRuns(t *testing.T) {
 	if !strings.Contains(log.String(), "dropped bsadapter_dead") {
 		t.Errorf("the run did not say what it dropped: %q", log.String())
 	}
+}
+
+// A cache folder that cannot be written costs speed, not the run.
+func TestLocalUnwritableCache(t *testing.T) {
+	needLocal(t)
+	parent := t.TempDir()
+	cache := filepath.Join(parent, "cache")
+	// A file where the cache folder should be: nothing can be made in it.
+	if err := os.WriteFile(cache, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	s, err := Start(context.Background(), Options{Strategy: "local", CacheDir: cache, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countModules(t, s, BlocksTemplateName); n != 4 {
+		t.Errorf("%d modules", n)
+	}
+	pid, dir := s.pid, s.runDir
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if !strings.Contains(log.String(), "could not keep the template in the cache") {
+		t.Errorf("no note about the cache: %q", log.String())
+	}
+	checkNothingLeft(t, pid, dir)
 }
