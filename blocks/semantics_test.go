@@ -285,3 +285,29 @@ func TestWorkflowsSemantics(t *testing.T) {
 	wantJSON(t, q(t, c, "select jsonb_array_length(better_supabase.workflow_runs_list(definition => 'order'))"), "1", "filter by definition")
 	wantJSON(t, q(t, c, "select better_supabase.purge_workflow_runs()"), "1", "purge")
 }
+
+// Where Supabase Realtime's realtime.send exists, appends, close and cancel
+// ping the private topic stream:<id>, without the chunks; a stream opened
+// with wake => false sends nothing.
+func TestStreamsRealtimePing(t *testing.T) {
+	s, db := pgtest.DB(t)
+	c := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, `
+		create schema realtime;
+		create table realtime.sent (n serial, payload jsonb, event text, topic text, private boolean);
+		create function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+		returns void language sql as $$ insert into realtime.sent (payload, event, topic, private) values ($1, $2, $3, $4) $$;`); err != nil {
+		t.Fatal(err)
+	}
+	q(t, c, "select better_supabase.stream_open('rt')")
+	q(t, c, "select better_supabase.stream_open('quiet', wake => false)")
+	q(t, c, "select better_supabase.stream_append('rt', 0, array['secret chunk'])")
+	q(t, c, "select better_supabase.stream_append('quiet', 0, array['x'])")
+	q(t, c, "select better_supabase.stream_cancel('rt')")
+	q(t, c, "select better_supabase.stream_close('rt')")
+	q(t, c, "select better_supabase.stream_close('quiet')")
+	wantJSON(t, q(t, c, "select jsonb_agg(jsonb_build_array(event, topic, private) order by n) from realtime.sent"),
+		`[["append","stream:rt",true],["cancel","stream:rt",true],["close","stream:rt",true]]`, "pings")
+	wantJSON(t, q(t, c, "select count(*) from realtime.sent where payload::text like '%secret%'"), "0", "pings carrying chunks")
+}
