@@ -203,15 +203,25 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version))
 	data := filepath.Join(l.runDir, "data")
 	if _, err := os.Stat(filepath.Join(tmpl, readyMarker)); err == nil {
-		if err := copyTree(tmpl, data, l.cred, readyMarker); err != nil {
-			return fail(fmt.Errorf("pgserver: local: copy the cached template %s: %w", tmpl, err))
+		err := copyTree(tmpl, data, l.cred, readyMarker)
+		if err == nil {
+			if err = l.start(ctx, s); err == nil {
+				s.blocksTpl = BlocksTemplateName
+				s.logf("pgserver: local PostgreSQL %s ready in %v (cached template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
+				return s, nil
+			}
 		}
-		if err := l.start(ctx, s); err != nil {
+		if ctx.Err() != nil {
 			return fail(err)
 		}
-		s.blocksTpl = BlocksTemplateName
-		s.logf("pgserver: local PostgreSQL %s ready in %v (cached template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
-		return s, nil
+		// A template that does not start (damaged, or left by a crash
+		// halfway through a copy into it) is thrown away and built again.
+		s.logf("pgserver: the cached template %s does not start (%v); building it again", tmpl, firstLineOf(err))
+		l.kill()
+		if err := os.RemoveAll(data); err != nil {
+			return fail(fmt.Errorf("pgserver: local: %w", err))
+		}
+		discardTemplate(tmpl)
 	}
 
 	// First run with this server version and these blocks: build the
@@ -297,6 +307,20 @@ func slimTemplate(ctx context.Context, s *Server) error {
 		}
 	}
 	return nil
+}
+
+// discardTemplate removes a cached template: renamed aside first, so that
+// no other run starts copying a half-deleted one.
+func discardTemplate(tmpl string) {
+	aside := fmt.Sprintf("%s.broken-%d", tmpl, os.Getpid())
+	if os.Rename(tmpl, aside) == nil {
+		_ = os.RemoveAll(aside)
+	}
+}
+
+func firstLineOf(err error) string {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	return line
 }
 
 // cacheKey names a template by everything that goes into it: the server
@@ -581,6 +605,21 @@ func tail(b []byte, lines int) string {
 		all = all[len(all)-lines:]
 	}
 	return strings.Join(all, "\n")
+}
+
+// kill stops a server that is starting or running, at once; the run
+// folder stays.
+func (l *local) kill() {
+	if l.cmd == nil {
+		return
+	}
+	key, shmid := sharedMemoryID(filepath.Join(l.runDir, "data"))
+	_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+	<-l.exited
+	l.cmd = nil
+	if shmid >= 0 {
+		removeSharedMemory(key, shmid)
+	}
 }
 
 // shutdown stops postgres cleanly (a fast shutdown writes a checkpoint), so

@@ -907,3 +907,43 @@ func TestLocalUnwritableCache(t *testing.T) {
 	}
 	checkNothingLeft(t, pid, dir)
 }
+
+// A damaged cached template is thrown away and built again.
+func TestLocalDamagedTemplate(t *testing.T) {
+	needLocal(t)
+	defer checkNoNewOrphans(t, orphanIPC())
+	cache := t.TempDir()
+	ctx := context.Background()
+	s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	names := templatesIn(cache)
+	if len(names) != 1 {
+		t.Fatalf("cache holds %v", names)
+	}
+	control := filepath.Join(cache, names[0], "global", "pg_control")
+	if err := os.Remove(control); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	s, err = Start(ctx, Options{Strategy: "local", CacheDir: cache, Log: &log})
+	if err != nil {
+		t.Fatalf("start on a damaged template: %v", err)
+	}
+	if n := countModules(t, s, BlocksTemplateName); n != 4 {
+		t.Errorf("%d modules", n)
+	}
+	pid, dir := s.pid, s.runDir
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkNothingLeft(t, pid, dir)
+	if !strings.Contains(log.String(), "does not start") || !strings.Contains(log.String(), "new template") {
+		t.Errorf("log: %s", log.String())
+	}
+	if _, err := os.Stat(control); err != nil {
+		t.Errorf("the template was not built again: %v", err)
+	}
+}
