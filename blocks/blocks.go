@@ -178,6 +178,7 @@ func Names() []string {
 // UnknownModuleError is the error for a module name that is not embedded.
 type UnknownModuleError struct{ Name string }
 
+// Error names the unknown module and the known ones.
 func (e *UnknownModuleError) Error() string {
 	return fmt.Sprintf("blocks: no module %q (the modules are %s)", e.Name, strings.Join(Names(), ", "))
 }
@@ -303,6 +304,7 @@ type InstallError struct {
 	Err  error
 }
 
+// Error names the module, the place in its file when known, and the cause.
 func (e *InstallError) Error() string {
 	where := e.Module
 	if e.Line > 0 {
@@ -316,6 +318,7 @@ func (e *InstallError) Error() string {
 	return msg
 }
 
+// Unwrap returns the cause, a *pgconn.PgError when the server refused.
 func (e *InstallError) Unwrap() error { return e.Err }
 
 // lockKey serialises concurrent installs into one database (a transaction

@@ -101,6 +101,7 @@ type NoServerError struct {
 	Tried []string
 }
 
+// Error lists what was tried and how to fix it.
 func (e *NoServerError) Error() string {
 	return "no PostgreSQL server available: tried " + strings.Join(e.Tried, "; ") +
 		" (install PostgreSQL, start Docker, or pass --dsn URL)"
@@ -110,18 +111,16 @@ func startAuto(ctx context.Context, opts Options) (*Server, error) {
 	if opts.DSN != "" {
 		return startDSN(ctx, opts)
 	}
-	var tried []string
-	if bin, where := findBinaries(); bin != "" {
+	bin, where := findBinaries()
+	if bin != "" {
 		return startLocal(ctx, opts)
-	} else {
-		tried = append(tried, "local: no PostgreSQL binaries in "+strings.Join(where, ", "))
 	}
-	if err := pingDocker(ctx, dockerPingTimeout); err != nil {
-		tried = append(tried, "docker: "+err.Error())
-	} else {
+	tried := []string{"local: no PostgreSQL binaries in " + strings.Join(where, ", ")}
+	err := pingDocker(ctx, dockerPingTimeout)
+	if err == nil {
 		return startDocker(ctx, opts)
 	}
-	tried = append(tried, "dsn: no --dsn given and BSADAPTER_DSN is not set")
+	tried = append(tried, "docker: "+err.Error(), "dsn: no --dsn given and BSADAPTER_DSN is not set")
 	return nil, &NoServerError{Tried: tried}
 }
 
