@@ -947,3 +947,18 @@ func TestLocalDamagedTemplate(t *testing.T) {
 		t.Errorf("the template was not built again: %v", err)
 	}
 }
+
+// Without DOCKER_HOST and with no socket in the usual places, the docker
+// strategy says where it looked.
+func TestDockerNoEndpointAtAll(t *testing.T) {
+	if _, err := os.Stat("/var/run/docker.sock"); err == nil {
+		t.Skip("this machine has a Docker socket; TestDockerNoEngine covers the missing one")
+	}
+	t.Setenv("DOCKER_HOST", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	_, err := Start(context.Background(), Options{Strategy: "docker"})
+	if err == nil || !strings.Contains(err.Error(), "no Docker engine") || !strings.Contains(err.Error(), "/var/run/docker.sock") {
+		t.Errorf("error %v, want one that lists where it looked", err)
+	}
+}
