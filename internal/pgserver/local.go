@@ -208,6 +208,7 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 			if err = l.start(ctx, s); err == nil {
 				s.blocksTpl = BlocksTemplateName
 				s.logf("pgserver: local PostgreSQL %s ready in %v (cached template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
+				pruneCache(cacheDir, tmpl)
 				return s, nil
 			}
 		}
@@ -360,20 +361,25 @@ func saveTemplate(src, cacheDir, target string) error {
 		}
 		return err
 	}
-	// Templates of other blocks or versions are of no use any more; leave
-	// recent ones alone, another bsadapter may be copying them right now
-	// (a copy takes well under a second).
+	pruneCache(cacheDir, target)
+	return nil
+}
+
+// pruneCache removes the templates of other blocks or versions, which are
+// of no use any more, and builds that were abandoned. Recent ones stay:
+// another bsadapter may be copying them right now (a copy takes well under
+// a second).
+func pruneCache(cacheDir, keep string) {
 	entries, _ := os.ReadDir(cacheDir)
 	for _, e := range entries {
 		p := filepath.Join(cacheDir, e.Name())
-		if p == target || !strings.HasPrefix(e.Name(), "tmpl-") && !strings.HasPrefix(e.Name(), ".build-") {
+		if p == keep || !strings.HasPrefix(e.Name(), "tmpl-") && !strings.HasPrefix(e.Name(), ".build-") {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {
 			_ = os.RemoveAll(p)
 		}
 	}
-	return nil
 }
 
 // memoVersion returns the server's version, remembered in the cache
