@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -18,54 +17,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bsadapter/bsadapter/internal/testenv"
+	"github.com/bsadapter/bsadapter/internal/bridge/bridgetest"
 )
 
-var (
-	buildOnce sync.Once
-	goBridge  string
-	buildErr  error
-	buildDir  string
-)
+func TestMain(m *testing.M) { os.Exit(bridgetest.Main(m)) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
+func goBridgeCmd(t *testing.T, flags ...string) []string { return bridgetest.GoBridge(t, flags...) }
 
-// goBridgeCmd builds the Go test bridge once per test binary and returns
-// its argv with the given flags.
-func goBridgeCmd(t *testing.T, flags ...string) []string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "bsadapter-gobridge-")
-		if buildErr != nil {
-			return
-		}
-		goBridge = filepath.Join(buildDir, "gobridge")
-		out, err := exec.Command("go", "build", "-o", goBridge, "./testdata/gobridge").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building the Go test bridge: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return append([]string{goBridge}, flags...)
-}
-
-func nodeBridgeCmd(t *testing.T, flags ...string) []string {
-	t.Helper()
-	node := testenv.Node(t)
-	script, err := filepath.Abs("testdata/nodebridge.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append([]string{node, script}, flags...)
-}
+func nodeBridgeCmd(t *testing.T, flags ...string) []string { return bridgetest.NodeBridge(t, flags...) }
 
 type bridgeKind struct {
 	name string
@@ -388,17 +347,6 @@ func TestNoReadTimeout(t *testing.T) {
 	}
 }
 
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the command name in parentheses; a zombie is dead.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
 func readPids(t *testing.T, file string) (int, int) {
 	t.Helper()
 	for i := 0; i < 500; i++ {
@@ -420,7 +368,7 @@ func waitGone(t *testing.T, pids ...int) {
 	for i := 0; i < 500; i++ {
 		any := false
 		for _, p := range pids {
-			if alive(p) {
+			if bridgetest.Alive(p) {
 				any = true
 			}
 		}
@@ -430,7 +378,7 @@ func waitGone(t *testing.T, pids ...int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	for _, p := range pids {
-		if alive(p) {
+		if bridgetest.Alive(p) {
 			syscall.Kill(p, syscall.SIGKILL)
 			t.Errorf("process %d outlived the bridge client", p)
 		}
@@ -448,7 +396,7 @@ func TestInterruptKillsProcessGroup(t *testing.T) {
 				defer cancel()
 				c := start(t, ctx, k.cmd(t, "--fault=grandchild", "--pidfile="+pidFile))
 				bridgePid, childPid := readPids(t, pidFile)
-				if !alive(bridgePid) || !alive(childPid) {
+				if !bridgetest.Alive(bridgePid) || !bridgetest.Alive(childPid) {
 					t.Fatal("bridge or grandchild not running")
 				}
 				if how == "cancel" {

@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge/bridgetest"
 )
 
 // TestCheckFixturesHelperProcess is not a test: the interrupt test runs
@@ -26,16 +27,6 @@ func TestCheckFixturesHelperProcess(t *testing.T) {
 	}
 	args := strings.Split(os.Getenv("BSADAPTER_HELPER_ARGS"), "\x1f")
 	os.Exit(Main(args, OSStdio()))
-}
-
-func procAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // Ctrl-C during check-fixtures exits 130, and the bridge and the process
@@ -88,7 +79,7 @@ func TestCheckFixturesInterruptKillsBridge(t *testing.T) {
 	for _, pid := range []int{bridgePid, childPid} {
 		gone := false
 		for i := 0; i < 300 && !gone; i++ {
-			gone = !procAlive(pid)
+			gone = !bridgetest.Alive(pid)
 			time.Sleep(10 * time.Millisecond)
 		}
 		if !gone {
