@@ -78,7 +78,18 @@ alter table better_supabase.ai_messages enable row level security;
 alter table better_supabase.ai_runs enable row level security;
 
 do $policies$
+declare
+  t text;
 begin
+  -- The service role does everything. On Supabase it bypasses row-level
+  -- security anyway; where supabase-base had to create it without
+  -- BYPASSRLS (the installing role was not a superuser), this gives it
+  -- the same reach.
+  foreach t in array array['ai_chats','ai_messages','ai_runs'] loop
+    if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase' and tablename = t and policyname = t || '_service_all') then
+      execute pg_catalog.format('create policy %I on better_supabase.%I for all to service_role using (true) with check (true)', t || '_service_all', t);
+    end if;
+  end loop;
   if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase' and tablename = 'ai_chats' and policyname = 'ai_chats_owner_all') then
     create policy ai_chats_owner_all on better_supabase.ai_chats
       for all to authenticated

@@ -35,7 +35,18 @@ alter table better_supabase.streams enable row level security;
 alter table better_supabase.stream_chunks enable row level security;
 
 do $policies$
+declare
+  t text;
 begin
+  -- The service role does everything. On Supabase it bypasses row-level
+  -- security anyway; where supabase-base had to create it without
+  -- BYPASSRLS (the installing role was not a superuser), this gives it
+  -- the same reach.
+  foreach t in array array['streams','stream_chunks'] loop
+    if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase' and tablename = t and policyname = t || '_service_all') then
+      execute pg_catalog.format('create policy %I on better_supabase.%I for all to service_role using (true) with check (true)', t || '_service_all', t);
+    end if;
+  end loop;
   if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase' and tablename = 'streams' and policyname = 'streams_owner_read') then
     create policy streams_owner_read on better_supabase.streams
       for select to authenticated

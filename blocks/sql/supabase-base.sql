@@ -26,7 +26,13 @@ begin
   end;
   begin
     if not exists (select from pg_catalog.pg_roles where rolname = 'service_role') then
-      create role service_role nologin noinherit bypassrls;
+      -- Only a superuser may grant BYPASSRLS; otherwise the blocks give
+      -- service_role a policy on each of their tables instead.
+      if (select rolsuper from pg_catalog.pg_roles where rolname = current_user) then
+        create role service_role nologin noinherit bypassrls;
+      else
+        create role service_role nologin noinherit;
+      end if;
     end if;
   exception when duplicate_object or unique_violation then null;
   end;
@@ -57,6 +63,14 @@ create table if not exists auth.users (
 );
 alter table auth.users enable row level security;
 grant all on table auth.users to service_role;
+do $base$
+begin
+  -- For a service_role created without BYPASSRLS (see above).
+  if not exists (select from pg_catalog.pg_policies where schemaname = 'auth' and tablename = 'users' and policyname = 'users_service_all') then
+    create policy users_service_all on auth.users for all to service_role using (true) with check (true);
+  end if;
+end
+$base$;
 
 do $base$
 begin

@@ -32,7 +32,18 @@ create index if not exists workflow_runs_external_id_idx on better_supabase.work
 alter table better_supabase.workflow_runs enable row level security;
 
 do $policies$
+declare
+  t text;
 begin
+  -- The service role does everything. On Supabase it bypasses row-level
+  -- security anyway; where supabase-base had to create it without
+  -- BYPASSRLS (the installing role was not a superuser), this gives it
+  -- the same reach.
+  foreach t in array array['workflow_runs'] loop
+    if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase' and tablename = t and policyname = t || '_service_all') then
+      execute pg_catalog.format('create policy %I on better_supabase.%I for all to service_role using (true) with check (true)', t || '_service_all', t);
+    end if;
+  end loop;
   if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase' and tablename = 'workflow_runs' and policyname = 'workflow_runs_actor_read') then
     create policy workflow_runs_actor_read on better_supabase.workflow_runs
       for select to authenticated

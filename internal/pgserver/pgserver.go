@@ -75,6 +75,10 @@ type Server struct {
 	// dropOnClose says whether Close must drop the created databases one
 	// by one; a throwaway server takes them with it.
 	dropOnClose bool
+	// newRoles are the Supabase API roles the server did not have when the
+	// dsn strategy connected. Installing supabase-base creates them, and
+	// roles belong to the whole server, so Close drops them again.
+	newRoles []string
 }
 
 // Start gets a server. Its error says what was tried and how to fix it.
@@ -319,6 +323,7 @@ func (s *Server) Close() error {
 					errs = append(errs, err)
 				}
 			}
+			dropNewRoles(ctx, conn, s.newRoles)
 			conn.Close(ctx)
 		}
 	}
@@ -332,6 +337,19 @@ func (s *Server) Close() error {
 	s.closeErr = errors.Join(errs...)
 	s.mu.Unlock()
 	return s.closeErr
+}
+
+// dropNewRoles drops the roles the run created. A role that something else
+// on the server now depends on (another run's database, started after this
+// one) cannot be dropped; it stays, which is the right outcome for it.
+func dropNewRoles(ctx context.Context, conn *pgx.Conn, roles []string) {
+	for _, r := range roles {
+		var exists bool
+		if conn.QueryRow(ctx, "SELECT true FROM pg_roles WHERE rolname = $1", r).Scan(&exists) != nil {
+			continue
+		}
+		_, _ = conn.Exec(ctx, "DROP ROLE "+pgx.Identifier{r}.Sanitize())
+	}
 }
 
 func (s *Server) logf(format string, args ...any) {
