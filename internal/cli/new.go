@@ -32,7 +32,7 @@ type newOptions struct {
 func init() { register(newNewCmd) }
 
 // storageDefault is what a bare --storage stands for: NAME-state.
-const storageDefault = "\x00NAME-state"
+const storageDefault = "NAME-state"
 
 func newNewCmd(app *App) *cobra.Command {
 	opts := &newOptions{}
