@@ -60,8 +60,12 @@ func (f *pgFlags) startPG(ctx context.Context, app *App) (*pgserver.Server, erro
 		}
 		hint := "install PostgreSQL, start Docker, or pass --dsn URL"
 		var none *pgserver.NoServerError
-		if errors.As(err, &none) {
+		switch {
+		case errors.As(err, &none):
 			hint = "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), start Docker, or pass --dsn URL"
+		case opts.DSN != "" && opts.Strategy != "local" && opts.Strategy != "docker":
+			// The error names the server and the role; the fix is theirs.
+			hint = "check the --dsn URL (or BSADAPTER_DSN) and that its server answers; or drop it to let bsadapter start a server"
 		}
 		return nil, envErr(err, hint)
 	}
