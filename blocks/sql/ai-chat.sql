@@ -109,7 +109,15 @@ begin
 end
 $policies$;
 
-grant select, insert, update, delete on table better_supabase.ai_chats to authenticated;
+-- Owners create, edit and delete their chats, but the run columns
+-- (active_stream_id, active_run_id) are the server's: claim and release
+-- set them. A user who could write them would point a chat at another
+-- user's stream or run, which stop and claim then act on.
+revoke insert, update on table better_supabase.ai_chats from authenticated;
+grant select, delete on table better_supabase.ai_chats to authenticated;
+grant insert (id, owner_id, tenant_id, title, current_leaf_id, metadata, created_at, updated_at),
+      update (id, owner_id, tenant_id, title, current_leaf_id, metadata, created_at, updated_at)
+  on table better_supabase.ai_chats to authenticated;
 grant select on table better_supabase.ai_messages, better_supabase.ai_runs to authenticated;
 grant all on table better_supabase.ai_chats, better_supabase.ai_messages, better_supabase.ai_runs to service_role;
 
@@ -350,7 +358,7 @@ begin
     return jsonb_build_object('claimed', true, 'stream_id', c.active_stream_id, 'run_id', c.active_run_id);
   end if;
   if c.active_stream_id is not null then
-    select * into r from better_supabase.ai_runs where id = c.active_run_id;
+    select * into r from better_supabase.ai_runs where id = c.active_run_id and chat_id = c.id;
     if r.id is not null
        and r.status in ('queued', 'running', 'cancel_requested')
        and coalesce(r.started_at, r.created_at) > now() - interval '10 minutes'
@@ -360,7 +368,7 @@ begin
     end if;
     -- The previous answer is stale (finished, closed or abandoned).
     update better_supabase.ai_runs set status = 'cancelled', ended_at = coalesce(ended_at, now())
-    where id = c.active_run_id and status in ('queued', 'running', 'cancel_requested');
+    where id = c.active_run_id and chat_id = c.id and status in ('queued', 'running', 'cancel_requested');
   end if;
   insert into better_supabase.ai_runs (chat_id, stream_id, message_id, model, engine, external_run_id, status, started_at)
   values (c.id, claim_ai_chat_stream.stream, claim_ai_chat_stream.message_id, claim_ai_chat_stream.model,
@@ -420,11 +428,15 @@ declare
   v_wake boolean;
 begin
   c := better_supabase._ai_chat(request_ai_chat_stop.chat, true);
-  if c.active_stream_id is null then
+  -- Only a stream this chat claimed counts: the stop never reaches
+  -- another chat's run or stream.
+  if c.active_stream_id is null or not exists (
+       select from better_supabase.ai_runs r
+       where r.chat_id = c.id and r.stream_id = c.active_stream_id) then
     return null;
   end if;
   update better_supabase.ai_runs set status = 'cancel_requested'
-  where id = c.active_run_id and status in ('queued', 'running');
+  where id = c.active_run_id and chat_id = c.id and status in ('queued', 'running');
   -- The writer learns of the stop from its next append.
   update better_supabase.streams s set cancel_requested_at = now()
   where s.id = c.active_stream_id and s.cancel_requested_at is null and s.closed_at is null
