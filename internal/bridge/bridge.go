@@ -663,36 +663,50 @@ func (c *Client) handleLine(line []byte) error {
 	env, ok := splitEnvelope(line)
 	if !ok {
 		// The slow path, for the exact verdict on odd lines.
-		var msg struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Result  json.RawMessage `json:"result"`
-			Error   json.RawMessage `json:"error"`
-		}
-		if err := json.Unmarshal(line, &msg); err != nil {
+		if !json.Valid(line) {
 			return bad("not JSON; stdout is for protocol lines only, logs go to stderr")
 		}
-		env = envelope{JSONRPC: msg.JSONRPC, ID: msg.ID, Result: msg.Result, Error: msg.Error}
+		var msg map[string]json.RawMessage
+		if err := json.Unmarshal(line, &msg); err != nil {
+			if first := bytes.TrimSpace(line); len(first) > 0 && first[0] == '[' {
+				return bad("a batch; bsadapter sends no batches, so answer each request with one object on its own line")
+			}
+			return bad("JSON, but not an object; stdout is for protocol lines only, logs go to stderr")
+		}
+		env = envelope{ID: msg["id"], Result: msg["result"], Error: msg["error"], Method: msg["method"]}
+		if v, ok := msg["jsonrpc"]; ok && json.Unmarshal(v, &env.JSONRPC) != nil {
+			env.JSONRPC = ""
+		}
 	}
 	if env.JSONRPC != "2.0" {
 		return bad(`"jsonrpc" is not "2.0"`)
 	}
+	if env.Method != nil {
+		return bad(`it has a "method", so it is a request or a notification; a bridge only answers bsadapter's requests`)
+	}
 	var rpcErr *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
+		Code    *int            `json:"code"`
+		Message *string         `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	}
 	if env.Error != nil && string(env.Error) != "null" {
-		if err := json.Unmarshal(env.Error, &rpcErr); err != nil || rpcErr == nil {
-			return bad(`"error" is not an object with "code" and "message"`)
+		if err := json.Unmarshal(env.Error, &rpcErr); err != nil || rpcErr == nil || rpcErr.Code == nil || rpcErr.Message == nil {
+			return bad(`"error" is not an object with an integer "code" and a string "message"`)
+		}
+		if env.Result != nil {
+			return bad(`it has both "result" and "error"; a response carries exactly one of them`)
 		}
 	}
-	var id int64
-	if err := json.Unmarshal(env.ID, &id); err != nil || len(env.ID) == 0 {
+	idText := string(env.ID)
+	if env.ID == nil || idText == "null" {
 		if rpcErr != nil {
-			return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge reported an error for no request: %d %s", rpcErr.Code, rpcErr.Message), nil)
+			return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge reported an error for no request (id null: it could not read a request line): %d %s", *rpcErr.Code, *rpcErr.Message), nil)
 		}
-		return bad("no numeric id")
+		return bad(`no "id"; answer with the id of the request`)
+	}
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil {
+		return bad(fmt.Sprintf("id %s is not one bsadapter sent: its ids are integers, so answer with the request's id exactly as it came", shorten(idText, 40)))
 	}
 	if env.Result == nil && rpcErr == nil {
 		return bad(`neither "result" nor "error"`)
@@ -710,7 +724,7 @@ func (c *Client) handleLine(line []byte) error {
 	}
 	var resp response
 	if rpcErr != nil {
-		resp.err = &RPCError{Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
+		resp.err = &RPCError{Code: *rpcErr.Code, Message: *rpcErr.Message, Data: rpcErr.Data}
 	} else {
 		// The line's buffer is reused by the reader: keep a copy.
 		resp.result = append(json.RawMessage(nil), env.Result...)

@@ -336,6 +336,63 @@ func TestFaults(t *testing.T) {
 	}
 }
 
+// Each answer that breaks JSON-RPC 2.0 is a protocol fault that says what is
+// wrong with it; an error object that follows the rules is the bridge's
+// answer to that call.
+func TestResponseShapes(t *testing.T) {
+	cases := []struct {
+		reply string
+		kind  FaultKind
+		want  string
+	}{
+		{`{"jsonrpc":"2.0","id":ID,"result":{"message":{}},"error":{"code":-32000,"message":"boom"}}`, FaultProtocol,
+			`it has both "result" and "error"; a response carries exactly one of them`},
+		{`{"jsonrpc":"2.0","method":"log","params":{"line":"converting"}}`, FaultProtocol,
+			`it has a "method", so it is a request or a notification; a bridge only answers bsadapter's requests`},
+		{`{"jsonrpc":"2.0","id":"ID","result":null}`, FaultProtocol,
+			`id "2" is not one bsadapter sent: its ids are integers, so answer with the request's id exactly as it came`},
+		{`{"jsonrpc":"2.0","id":ID.5,"result":null}`, FaultProtocol, `id 2.5 is not one bsadapter sent`},
+		{`{"jsonrpc":"2.0","id":ID,"error":{}}`, FaultProtocol,
+			`"error" is not an object with an integer "code" and a string "message"`},
+		{`{"jsonrpc":"2.0","id":ID,"error":{"code":-32000}}`, FaultProtocol, `"error" is not an object with an integer "code"`},
+		{`[{"jsonrpc":"2.0","id":ID,"result":null}]`, FaultProtocol,
+			`a batch; bsadapter sends no batches, so answer each request with one object on its own line`},
+		{`"done"`, FaultProtocol, `JSON, but not an object`},
+		{`{"jsonrpc":2,"id":ID,"result":null}`, FaultProtocol, `"jsonrpc" is not "2.0"`},
+		{`{"jsonrpc":"2.0","id":ID}`, FaultProtocol, `neither "result" nor "error"`},
+		{`{"jsonrpc":"2.0","result":null}`, FaultProtocol, `no "id"; answer with the id of the request`},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, FaultProtocol,
+			`the bridge reported an error for no request (id null: it could not read a request line): -32700 Parse error`},
+		{`{"jsonrpc":"2.0","id":ID,"error":{"code":-32000,"message":"refused","data":{"hint":"X"}}}`, "",
+			`bridge error -32000: refused [X]`},
+		{`{"jsonrpc":"2.0","id":ID,"result":{"ok":true},"error":null}`, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.reply, func(t *testing.T) {
+			c := start(t, context.Background(), goBridgeCmd(t, "--fault=reply", "--reply="+tc.reply))
+			err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+			if got := faultOf(err); got != tc.kind {
+				t.Fatalf("fault %q, want %q: %v", got, tc.kind, err)
+			}
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("got %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error lacks %q:\n%v", tc.want, err)
+			}
+			if tc.kind == "" {
+				var re *RPCError
+				if !errors.As(err, &re) {
+					t.Fatalf("not an RPCError: %T %v", err, err)
+				}
+			}
+		})
+	}
+}
+
 // A bridge that stops reading its stdin cannot block a call past its
 // timeout, even when the request does not fit in the pipe.
 func TestNoReadTimeout(t *testing.T) {

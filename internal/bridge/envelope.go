@@ -8,6 +8,7 @@ type envelope struct {
 	ID      json.RawMessage
 	Result  json.RawMessage // nil when absent
 	Error   json.RawMessage // nil when absent
+	Method  json.RawMessage // nil when absent (a response has none)
 }
 
 // splitEnvelope takes a response line apart in one pass without decoding
@@ -63,6 +64,8 @@ func splitEnvelope(line []byte) (envelope, bool) {
 			env.Result = val
 		case "error":
 			env.Error = val
+		case "method":
+			env.Method = val
 		}
 		i = skipWS(line, end)
 		if i >= len(line) {

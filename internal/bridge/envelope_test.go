@@ -15,6 +15,7 @@ func TestSplitEnvelope(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"result":"a\\\"b"}`,
 		`{"jsonrpc":"2.0","id":4,"result":[1,2,{"x":[]}]}`,
 		`{}`,
+		`{"jsonrpc":"2.0","method":"log","params":{"a":[1]}}`,
 	}
 	for _, line := range accept {
 		env, ok := splitEnvelope([]byte(line))
@@ -27,11 +28,12 @@ func TestSplitEnvelope(t *testing.T) {
 			ID      json.RawMessage `json:"id"`
 			Result  json.RawMessage `json:"result"`
 			Error   json.RawMessage `json:"error"`
+			Method  json.RawMessage `json:"method"`
 		}
 		if err := json.Unmarshal([]byte(line), &ref); err != nil {
 			t.Fatal(err)
 		}
-		if env.JSONRPC != ref.JSONRPC || string(env.ID) != string(ref.ID) || string(env.Result) != string(ref.Result) || string(env.Error) != string(ref.Error) {
+		if env.JSONRPC != ref.JSONRPC || string(env.ID) != string(ref.ID) || string(env.Result) != string(ref.Result) || string(env.Error) != string(ref.Error) || string(env.Method) != string(ref.Method) {
 			t.Errorf("%s:\n got %+v\nwant %+v", line, env, ref)
 		}
 	}

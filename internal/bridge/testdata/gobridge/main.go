@@ -25,7 +25,8 @@ import (
 )
 
 var (
-	fault      = flag.String("fault", "", "exit-at-once|crash-after|badline|hang|unknown-id|version|flood|grandchild|lossy|drift|badschema|noread")
+	fault      = flag.String("fault", "", "exit-at-once|crash-after|badline|hang|unknown-id|version|flood|grandchild|lossy|drift|badschema|noread|reply")
+	reply      = flag.String("reply", "", "with -fault=reply: answer every converter request with this line, ID replaced by the request's id")
 	after      = flag.Int("after", 3, "with crash-after: crash on this converter request")
 	pidFile    = flag.String("pidfile", "", "with grandchild or -spawn: write the bridge's and the grandchild's pids here")
 	spawn      = flag.Bool("spawn", false, "start a grandchild (as -fault=grandchild does) and combine it with another fault")
@@ -153,6 +154,13 @@ func handle(req request) {
 		select {}
 	case "unknown-id":
 		send(map[string]any{"jsonrpc": "2.0", "id": 4242, "result": nil})
+		return
+	case "reply":
+		outMu.Lock()
+		out.Write(bytes.ReplaceAll([]byte(*reply), []byte("ID"), req.ID))
+		out.WriteByte('\n')
+		out.Flush()
+		outMu.Unlock()
 		return
 	case "flood":
 		for i := 0; i < 2000; i++ {
