@@ -84,6 +84,9 @@ func Load(path string) (*Config, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 	}
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+		return nil, fail("the file starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow; save it as UTF-8 without BOM")
+	}
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
@@ -100,6 +103,10 @@ func Load(path string) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fail("the file is empty; it must hold a JSON object")
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			line, col := lineCol(data, int64(len(bytes.TrimRight(data, " \t\r\n"))))
+			return nil, fail("line %d, column %d: the file ends in the middle of the JSON object (a missing closing brace, bracket or quote?)", line, col)
+		}
 		return nil, fail("%v", err)
 	}
 	if raw == nil {
@@ -107,6 +114,10 @@ func Load(path string) (*Config, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fail("unexpected content after the JSON object")
+	}
+	if k, off := duplicateKey(data, 0, "", true); k != "" {
+		line, col := lineCol(data, off)
+		return nil, fail("line %d, column %d: key %q is given twice; JSON keeps only the last one, so remove the one you do not mean", line, col, k)
 	}
 	top := make([]string, 0, len(raw))
 	for k := range raw {
@@ -174,6 +185,42 @@ func Load(path string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// duplicateKey finds a key given twice in the object data (which starts at
+// offset base of the file), and in its "bridge" object when top is set. It
+// returns the key (as "bridge.KEY" inside bridge) and the offset of its
+// second occurrence, or "" when every key is unique.
+func duplicateKey(data []byte, base int64, prefix string, top bool) (string, int64) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", 0
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", 0
+		}
+		k, _ := t.(string)
+		keyEnd := dec.InputOffset()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", 0
+		}
+		if seen[k] {
+			q, _ := json.Marshal(k)
+			return prefix + k, base + max(keyEnd-int64(len(q)), 0)
+		}
+		seen[k] = true
+		if top && k == "bridge" {
+			start := dec.InputOffset() - int64(len(v))
+			if dk, off := duplicateKey(v, base+start, "bridge.", false); dk != "" {
+				return dk, off
+			}
+		}
+	}
+	return "", 0
 }
 
 // FixturePaths returns the fixture paths made absolute against Dir.

@@ -66,6 +66,10 @@ func TestLoadErrors(t *testing.T) {
 		{``, `the file is empty`},
 		{`[1]`, `must hold one JSON object`},
 		{`{} {}`, `unexpected content after the JSON object`},
+		{"{\n  \"name\": \"x\",\n  \"bridge\": {\"command\": [\"node\"]", `line 3, column 33: the file ends in the middle of the JSON object (a missing closing brace, bracket or quote?)`},
+		{`{"name": "x", "fixtures": "a",` + "\n" + `  "fixtures": "b"}`, `line 2, column 3: key "fixtures" is given twice; JSON keeps only the last one`},
+		{`{"name": "x", "bridge": {"command": ["a"], "command": ["b"]}}`, `line 1, column 44: key "bridge.command" is given twice`},
+		{"\xEF\xBB\xBF{\"name\": \"x\"}", `the file starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow; save it as UTF-8 without BOM`},
 	}
 	for _, tc := range cases {
 		p := write(t, t.TempDir(), tc.body)
