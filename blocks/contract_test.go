@@ -93,3 +93,19 @@ func TestChatRunColumnsStayInTheChat(t *testing.T) {
 	}
 	bobIntact("bob's run and stream after a claim for alice's chat")
 }
+
+// Chunk i of the batch goes to index from_idx + i whatever the array's
+// subscripts: a SQL caller may pass an array that does not start at 1, or
+// one with two dimensions, and must not leave a hole behind a next that
+// counts every chunk.
+func TestStreamAppendAnyArrayShape(t *testing.T) {
+	s, db := pgtest.DB(t)
+	c := pgtest.Conn(t, s, db)
+	q(t, c, "select better_supabase.stream_open('shape')")
+	wantJSON(t, q(t, c, "select better_supabase.stream_append('shape', 0, '[0:1]={a,b}'::text[])"), `{"next":2,"cancelled":false}`, "append [0:1]")
+	wantJSON(t, q(t, c, "select better_supabase.stream_append('shape', 1, '[5:7]={B,c,d}'::text[])"), `{"next":4,"cancelled":false}`, "retry [5:7]")
+	wantJSON(t, q(t, c, "select better_supabase.stream_append('shape', 4, '{{e,f},{g,h}}'::text[])"), `{"next":8,"cancelled":false}`, "append 2x2")
+	wantJSON(t, q(t, c, "select better_supabase.stream_append('shape', 6, '{{G,H},{i,j}}'::text[])"), `{"next":10,"cancelled":false}`, "retry 2x2")
+	wantJSON(t, q(t, c, "select jsonb_agg(jsonb_build_array(idx, data) order by idx) from better_supabase.stream_chunks where stream_id = 'shape'"),
+		`[[0,"a"],[1,"b"],[2,"c"],[3,"d"],[4,"e"],[5,"f"],[6,"g"],[7,"h"],[8,"i"],[9,"j"]]`, "stored chunks")
+}

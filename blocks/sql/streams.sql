@@ -117,6 +117,13 @@ declare
   v_count integer := coalesce(pg_catalog.cardinality(stream_append.chunks), 0);
   v_new integer;
 begin
+  -- Chunk i goes to from_idx + i whatever the array's subscripts: an
+  -- array that does not start at 1, or has more than one dimension, is
+  -- read as the flat list of its elements.
+  if pg_catalog.array_lower(stream_append.chunks, 1) is distinct from 1
+     or pg_catalog.array_ndims(stream_append.chunks) > 1 then
+    stream_append.chunks := array(select u.t from unnest(stream_append.chunks) with ordinality as u(t, o) order by u.o);
+  end if;
   -- The row lock orders concurrent writers of one stream and makes the
   -- closed check and the computed next agree with the insert.
   select s.closed_at, s.cancel_requested_at, s.wake into st
