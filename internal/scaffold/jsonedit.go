@@ -335,14 +335,26 @@ func planPackageJSONEdit(o *Options) (*Edit, error) {
 		}
 		obj, _ := s.object(m.valStart)
 		var missing []kv
+		var names []string
 		for _, k := range kvs {
-			if _, has := obj.find(k.key); !has {
+			existing, has := obj.find(k.key)
+			if !has {
 				missing = append(missing, k)
+				names = append(names, k.key)
+				continue
+			}
+			// An SDK that is already a peer must already be an optional one
+			// (contracts rule 3); the edit never rewrites an existing value.
+			if field == "peerDependenciesMeta" {
+				var meta struct{ Optional any }
+				if json.Unmarshal(src[existing.valStart:existing.valEnd], &meta) != nil || meta.Optional != true {
+					return nil, s.errAt(existing.keyStart, fmt.Sprintf(`peerDependenciesMeta %q does not make it optional; set "optional": true there (the SDK must be an optional peer), then run again`, k.key))
+				}
 			}
 		}
 		if len(missing) > 0 {
 			ins = append(ins, s.addMembers(obj, unit, nl, missing))
-			edit.Summary = append(edit.Summary, fmt.Sprintf("%s: add %s (optional peer)", field, strings.Join(o.SDKs, ", ")))
+			edit.Summary = append(edit.Summary, fmt.Sprintf("%s: add %s (optional peer)", field, strings.Join(names, ", ")))
 		}
 	}
 	if len(topLevel) > 0 {

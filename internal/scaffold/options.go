@@ -191,6 +191,9 @@ func (o *Options) Complete() error {
 			return err
 		}
 	}
+	// An SDK named twice is one peer: listing it twice would write the same
+	// key twice into package.json.
+	o.SDKs = dedupe(o.SDKs)
 	if o.Format == "" {
 		o.Format = o.Name + "-v1"
 	}
@@ -205,6 +208,7 @@ func (o *Options) Complete() error {
 			return &OptionError{Flag: "--contracts", Value: c, Msg: "is not a contract", Fix: "use a comma-separated list of chat, streams, workflows"}
 		}
 	}
+	o.Contracts = dedupe(o.Contracts)
 	if o.Builder && !o.Has(ContractWorkflows) {
 		return &OptionError{Flag: "--builder", Msg: "needs the workflows contract", Fix: "add workflows to --contracts"}
 	}
@@ -223,4 +227,15 @@ func (o *Options) Complete() error {
 		return &OptionError{Flag: "--dir", Msg: "is empty", Fix: "pass the folder to write into"}
 	}
 	return nil
+}
+
+// dedupe drops repeated values, keeping the first of each in order.
+func dedupe(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -264,3 +264,119 @@ func TestFindCheckout(t *testing.T) {
 }
 
 var regexpToken = regexp.MustCompile(`(?i)\b(api_?key|access_?token|secret|password)\??\s*:`)
+
+// duplicateKey returns the first key that occurs twice in one JSON object
+// of data, or "". encoding/json keeps the last of two equal keys silently;
+// npm does too, so a doubled peer would go unnoticed.
+func duplicateKey(t *testing.T, data []byte) string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		isKey  bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.isKey {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					return k
+				}
+				top.keys[k] = true
+				top.isKey = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.isKey = true
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, keys: map[string]bool{}, isKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].object {
+				stack[len(stack)-1].isKey = true
+			}
+		}
+	}
+}
+
+// An SDK named twice (--sdk x --sdk x, or --sdk x,x) is one optional peer,
+// in a package's package.json and in the checkout's for a subpath.
+func TestSDKNamedTwiceIsOnePeer(t *testing.T) {
+	if k := duplicateKey(t, []byte(`{"a": {"b": 1, "c": [1, {"b": 2}]}, "d": {"x": 1, "x": 2}}`)); k != "x" {
+		t.Fatalf("duplicateKey found %q, want x", k)
+	}
+	sdks := []string{"@acme/sdk", "extra", "@acme/sdk", "extra"}
+	p := render(t, Options{Name: "acme", SDKs: sdks, Contracts: []string{"chat", "chat"}, Placement: PlacementPackage, Dir: t.TempDir()})
+	for _, f := range p.Files {
+		if f.Path != "package.json" {
+			continue
+		}
+		if k := duplicateKey(t, f.Data); k != "" {
+			t.Errorf("package.json has the key %q twice:\n%s", k, f.Data)
+		}
+	}
+	o := Options{Name: "acme", SDKs: sdks, Contracts: []string{"chat", "chat"}, Placement: PlacementPackage, Dir: "x"}
+	if err := o.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.SDKs, ",") != "@acme/sdk,extra" || strings.Join(o.Contracts, ",") != "chat" {
+		t.Errorf("after Complete: SDKs %v, contracts %v", o.SDKs, o.Contracts)
+	}
+
+	dir := checkout(t, "{\n  \"name\": \"better-supabase\",\n  \"peerDependencies\": { \"extra\": \"^1\" }\n}\n")
+	sub := render(t, Options{Name: "acme", SDKs: sdks, Placement: PlacementSubpath, Dir: dir})
+	if len(sub.Edits) != 1 {
+		t.Fatalf("edits: %+v", sub.Edits)
+	}
+	if k := duplicateKey(t, sub.Edits[0].After); k != "" {
+		t.Errorf("the edited package.json has the key %q twice:\n%s", k, sub.Edits[0].After)
+	}
+	if got := strings.Join(sub.Edits[0].Summary, "; "); !strings.Contains(got, "peerDependencies: add @acme/sdk (optional peer)") {
+		t.Errorf("summary names peers it does not add: %s", got)
+	}
+}
+
+// A subpath whose SDK is already a peer of better-supabase but not an
+// optional one is refused, naming the line and the fix, rather than
+// leaving the SDK a required peer (contracts rule 3).
+func TestSubpathRefusesANonOptionalPeer(t *testing.T) {
+	for name, meta := range map[string]string{
+		"optional false":  `{ "optional": false }`,
+		"no optional":     `{}`,
+		"optional string": `{ "optional": "true" }`,
+		"not an object":   `true`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := checkout(t, "{\n  \"name\": \"better-supabase\",\n  \"peerDependencies\": {\n    \"ai\": \"^5\"\n  },\n  \"peerDependenciesMeta\": {\n    \"ai\": "+meta+"\n  }\n}\n")
+			o := Options{Name: "acme", SDKs: []string{"ai"}, Placement: PlacementSubpath, Dir: dir}
+			_, err := Render(&o)
+			if err == nil {
+				t.Fatal("a non-optional peer was accepted")
+			}
+			for _, want := range []string{"packages/better-supabase/package.json:7:", `peerDependenciesMeta "ai"`, `"optional": true`} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+	dir := checkout(t, `{"name": "better-supabase", "peerDependencies": {"ai": "^5"}, "peerDependenciesMeta": {"ai": {"optional": true}}}`)
+	o := Options{Name: "acme", SDKs: []string{"ai"}, Placement: PlacementSubpath, Dir: dir}
+	if _, err := Render(&o); err != nil {
+		t.Errorf("an optional peer is refused: %v", err)
+	}
+}
