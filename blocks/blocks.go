@@ -244,14 +244,49 @@ func SQL(names ...string) (string, error) {
 	for _, m := range mods {
 		fmt.Fprintf(&b, "\n-- ==== module %s, version %s ====\nbegin;\n\n", m.Name, m.Version)
 		b.WriteString(strings.TrimSpace(registry))
-		b.WriteString("\n\n")
-		b.WriteString(strings.TrimSpace(m.SQL))
-		fmt.Fprintf(&b, "\n\ninsert into better_supabase.modules (name, version) values ('%s', %s)\n"+
+		// As Install does, refuse to replace a newer version's functions
+		// with this version's.
+		fmt.Fprintf(&b, "\n\ndo $newer$\nbegin\n"+
+			"  if exists (select from better_supabase.modules where name = '%[1]s' and version > %[2]s) then\n"+
+			"    raise exception 'the database has %[1]s version %%, newer than the version %[2]s this SQL installs',\n"+
+			"        (select version from better_supabase.modules where name = '%[1]s')\n"+
+			"      using hint = 'upgrade bsadapter and print the SQL again';\n"+
+			"  end if;\nend\n$newer$;\n\n", m.Name, m.Version)
+		body := strings.TrimSpace(m.SQL) + fmt.Sprintf("\n\ninsert into better_supabase.modules (name, version) values ('%s', %s)\n"+
 			"on conflict (name) do update set version = excluded.version, installed_at = now()\n"+
-			"where better_supabase.modules.version < excluded.version;\n\ncommit;\n", m.Name, m.Version)
+			"where better_supabase.modules.version < excluded.version;", m.Name, m.Version)
+		if m.Name == BaseModule {
+			// As Install does, leave a Supabase database's own pieces alone
+			// (on hosted Supabase the migration role does not even own
+			// auth.users): the module runs only where they are missing or
+			// bsadapter installed them.
+			for _, tag := range []string{baseQuote, "$guard$"} {
+				if strings.Contains(body, tag) {
+					return "", fmt.Errorf("blocks: sql/%s.sql contains %s, which the printed SQL quotes it with", m.Name, tag)
+				}
+			}
+			body = fmt.Sprintf("-- On a Supabase database (its roles, auth.users and auth.uid() exist, and\n"+
+				"-- bsadapter did not install them) nothing of this module runs.\n"+
+				"do $guard$\nbegin\n  if %s\n    and not exists (select from better_supabase.modules where name = '%s') then\n"+
+				"    raise notice 'module %s skipped: the database is a Supabase one';\n    return;\n  end if;\n"+
+				"  execute %s\n%s\n%s;\nend\n$guard$;",
+				strings.ReplaceAll(supabaseCheck, "\n", "\n    "), m.Name, m.Name, baseQuote, body, baseQuote)
+		}
+		b.WriteString(body)
+		b.WriteString("\n\ncommit;\n")
 	}
 	return b.String(), nil
 }
+
+// supabaseCheck is true in a database that has the Supabase pieces
+// supabase-base provides.
+const supabaseCheck = "(select count(*) from pg_catalog.pg_roles where rolname in ('anon', 'authenticated', 'service_role')) = 3\n" +
+	"and pg_catalog.to_regclass('auth.users') is not null\n" +
+	"and pg_catalog.to_regprocedure('auth.uid()') is not null"
+
+// baseQuote quotes supabase-base in the printed SQL, where it runs only
+// when the database is not a Supabase one.
+const baseQuote = "$bsadapter_module$"
 
 func moduleNames(mods []Module) []string {
 	var n []string
@@ -379,10 +414,7 @@ func installOne(ctx context.Context, conn *pgx.Conn, m Module) (ModuleResult, er
 	}
 	if m.Name == BaseModule && found == nil {
 		var supabase bool
-		err := tx.QueryRow(ctx, `select
-			(select count(*) from pg_catalog.pg_roles where rolname in ('anon', 'authenticated', 'service_role')) = 3
-			and pg_catalog.to_regclass('auth.users') is not null
-			and pg_catalog.to_regprocedure('auth.uid()') is not null`).Scan(&supabase)
+		err := tx.QueryRow(ctx, "select "+supabaseCheck).Scan(&supabase)
 		if err != nil {
 			return res, err
 		}

@@ -2,10 +2,14 @@ package blocks_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // newChat inserts a chat owned by owner (as the test's superuser) and
@@ -108,4 +112,121 @@ func TestStreamAppendAnyArrayShape(t *testing.T) {
 	wantJSON(t, q(t, c, "select better_supabase.stream_append('shape', 6, '{{G,H},{i,j}}'::text[])"), `{"next":10,"cancelled":false}`, "retry 2x2")
 	wantJSON(t, q(t, c, "select jsonb_agg(jsonb_build_array(idx, data) order by idx) from better_supabase.stream_chunks where stream_id = 'shape'"),
 		`[[0,"a"],[1,"b"],[2,"c"],[3,"d"],[4,"e"],[5,"f"],[6,"g"],[7,"h"],[8,"i"],[9,"j"]]`, "stored chunks")
+}
+
+// supabaseLike gives an empty database what a Supabase one has: the three
+// roles, auth.users and Supabase's own auth functions.
+func supabaseLike(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), `
+		do $$ begin
+		  if not exists (select from pg_roles where rolname = 'anon') then create role anon nologin; end if;
+		  if not exists (select from pg_roles where rolname = 'authenticated') then create role authenticated nologin; end if;
+		  if not exists (select from pg_roles where rolname = 'service_role') then create role service_role nologin bypassrls; end if;
+		end $$;
+		create schema auth;
+		create table auth.users (id uuid primary key);
+		create function auth.uid() returns uuid language sql stable as $$ select '00000000-0000-0000-0000-00000000cafe'::uuid $$;
+		create function auth.jwt() returns jsonb language sql stable as $$ select '{}'::jsonb $$;
+		create function auth.role() returns text language sql stable as $$ select 'supabase' $$;
+	`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// authSnapshot is what supabase-base could change in Supabase's auth
+// schema: its tables' row-level security, grants and policies, and its
+// functions' definitions and grants.
+func authSnapshot(t *testing.T, conn *pgx.Conn) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `
+		select 'relation ' || c.oid::regclass || ' rls=' || c.relrowsecurity || ' acl=' || coalesce(c.relacl::text, '')
+		from pg_class c where c.relnamespace = 'auth'::regnamespace
+		union all
+		select 'function ' || p.oid::regprocedure || ' ' || md5(pg_get_functiondef(p.oid)) || ' acl=' || coalesce(p.proacl::text, '')
+		from pg_proc p where p.pronamespace = 'auth'::regnamespace
+		union all
+		select 'policy ' || tablename || '.' || policyname from pg_policies where schemaname = 'auth'
+		union all
+		select 'schema acl=' || coalesce(nspacl::text, '') from pg_namespace where nspname = 'auth'
+		order by 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// The printed SQL, like Install, leaves a Supabase database's own pieces
+// alone: supabase-base is for databases that lack them (contracts.md 7).
+// On hosted Supabase the migration role does not own auth.users, so
+// touching it would fail the whole migration.
+func TestPrintedSQLSkipsTheBaseOnSupabase(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	supabaseLike(t, conn)
+	before := authSnapshot(t, conn)
+	sql, err := blocks.SQL("streams")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		t.Fatalf("running the printed SQL on a Supabase database: %v", err)
+	}
+	if diff := diffLines(before, authSnapshot(t, conn)); diff != "" {
+		t.Errorf("the printed SQL changed Supabase's auth schema:\n%s", diff)
+	}
+	if exists(t, conn, "select exists (select from better_supabase.modules where name = 'supabase-base')") {
+		t.Error("supabase-base is recorded as installed on a Supabase database (Install records nothing there)")
+	}
+	if !exists(t, conn, "select exists (select from better_supabase.modules where name = 'streams')") ||
+		!exists(t, conn, "select to_regprocedure('better_supabase.stream_read(text, integer, integer)') is not null") {
+		t.Error("streams was not installed")
+	}
+	rep, err := blocks.Install(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(rep); got["supabase-base"] != blocks.Skipped || got["streams"] != blocks.Already {
+		t.Errorf("Install after the printed SQL: %v, want supabase-base skipped and streams already", got)
+	}
+}
+
+// The printed SQL refuses, as Install does, to put a module's functions
+// over a newer version of them.
+func TestPrintedSQLRefusesANewerVersion(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	if _, err := blocks.Install(ctx, conn, "streams"); err != nil {
+		t.Fatal(err)
+	}
+	const newer = "create or replace function better_supabase.stream_close(stream_id text) returns boolean language sql security definer set search_path = '' as $$ select true $$"
+	if _, err := conn.Exec(ctx, newer+"; update better_supabase.modules set version = 2 where name = 'streams'"); err != nil {
+		t.Fatal(err)
+	}
+	var before string
+	conn.QueryRow(ctx, "select pg_get_functiondef('better_supabase.stream_close'::regproc)").Scan(&before)
+	sql, err := blocks.SQL("streams")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, sql)
+	if err == nil || !strings.Contains(err.Error(), "streams version 2, newer than the version 1") {
+		t.Errorf("the printed SQL over streams version 2: error %v, want it refused", err)
+	}
+	conn2 := pgtest.Conn(t, s, db)
+	var after string
+	conn2.QueryRow(ctx, "select pg_get_functiondef('better_supabase.stream_close'::regproc)").Scan(&after)
+	if after != before {
+		t.Errorf("the printed SQL replaced the newer stream_close:\n%s", after)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && !strings.Contains(pgErr.Hint, "upgrade bsadapter") {
+		t.Errorf("hint %q, want it to say to upgrade bsadapter", pgErr.Hint)
+	}
 }

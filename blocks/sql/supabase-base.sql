@@ -6,7 +6,10 @@
 -- Supabase one: the roles anon, authenticated and service_role, schema auth
 -- with a users table, and auth.uid(), auth.jwt() and auth.role() reading the
 -- request.jwt.claims setting the way Supabase does. Every statement leaves
--- an existing piece alone, so running it on Supabase changes nothing.
+-- an existing piece alone, so running it twice changes nothing. It is not
+-- for Supabase itself (it would touch auth.users, which Supabase's
+-- migration role does not own): Install skips it there, and the printed
+-- SQL runs it only where those pieces are missing.
 
 do $base$
 begin
