@@ -230,3 +230,25 @@ func TestPrintedSQLRefusesANewerVersion(t *testing.T) {
 		t.Errorf("hint %q, want it to say to upgrade bsadapter", pgErr.Hint)
 	}
 }
+
+// A message id names one message of a chat: saving an answer under a user
+// message's id, or appending a user message under an answer's id, is
+// refused rather than rewriting the other message.
+func TestChatMessageIDsKeepTheirRole(t *testing.T) {
+	s, db := pgtest.DB(t)
+	c := pgtest.Conn(t, s, db)
+	if _, err := c.Exec(context.Background(), "insert into auth.users (id) values ($1)", alice); err != nil {
+		t.Fatal(err)
+	}
+	chat := newChat(t, c, alice)
+	q(t, c, "select better_supabase.append_ai_user_message($1, $2)", chat, `{"id":"u1","role":"user","parts":[{"type":"text","text":"question"}]}`)
+	q(t, c, "select better_supabase.save_ai_assistant_message($1, $2, 'u1')", chat, `{"id":"a1","role":"assistant","parts":[{"type":"text","text":"answer"}]}`)
+	fails(t, c, "22023", "AI_MESSAGE_INVALID", "select better_supabase.save_ai_assistant_message($1, $2, 'a1')", chat, `{"id":"u1","role":"assistant","parts":[{"type":"text","text":"not the question"}]}`)
+	fails(t, c, "22023", "AI_MESSAGE_INVALID", "select better_supabase.append_ai_user_message($1, $2)", chat, `{"id":"a1","role":"user","parts":[{"type":"text","text":"answer"}]}`)
+	fails(t, c, "22023", "AI_MESSAGE_INVALID", "select better_supabase.append_ai_user_message($1, $2)", chat, `{"id":"a1","role":"user","parts":[{"type":"text","text":"other"}]}`)
+	wantJSON(t, q(t, c, "select jsonb_agg(jsonb_build_array(id, role, parts -> 0 ->> 'text') order by seq) from better_supabase.ai_messages where chat_id = $1::uuid", chat),
+		`[["u1","user","question"],["a1","assistant","answer"]]`, "messages")
+	wantJSON(t, q(t, c, "select current_leaf_id from better_supabase.ai_chats where id = $1::uuid", chat), `"a1"`, "leaf")
+	// Regenerate stores nothing, so it may name the answer to regenerate.
+	wantJSON(t, q(t, c, "select better_supabase.append_ai_user_message($1, $2, 'regenerate-message', 'a1') -> 'created'", chat, `{"id":"u1","role":"user","parts":[{"type":"text","text":"question"}]}`), `false`, "regenerate naming the answer")
+}

@@ -200,7 +200,7 @@ begin
   end if;
   c := better_supabase._ai_chat(append_ai_user_message.chat, true);
 
-  select m.parent_id, m.parts into v_old
+  select m.parent_id, m.parts, m.role into v_old
   from better_supabase.ai_messages m
   where m.chat_id = c.id and m.id = v_id;
   v_found := found;
@@ -222,6 +222,10 @@ begin
       'created', false);
   end if;
 
+  if v_found and v_old.role <> 'user' then
+    raise exception 'message % of chat % is a % message, not a user message', v_id, c.id, v_old.role
+      using errcode = '22023', hint = 'AI_MESSAGE_INVALID';
+  end if;
   if v_found then
     if v_old.parts = v_parts then
       return jsonb_build_object('message_id', v_id, 'parent_id', v_old.parent_id, 'created', false);
@@ -282,7 +286,13 @@ begin
     native = excluded.native,
     status = excluded.status,
     model = coalesce(excluded.model, m.model)
+  -- Never over another role's message: its parts would become the answer.
+  where m.role = 'assistant'
   returning m.parent_id, (m.xmax = 0) into v_parent, v_created;
+  if not found then
+    raise exception 'message % of chat % is not an assistant message; an answer needs an id of its own', v_id, c.id
+      using errcode = '22023', hint = 'AI_MESSAGE_INVALID';
+  end if;
   update better_supabase.ai_chats set current_leaf_id = v_id, updated_at = now() where id = c.id;
   if save_ai_assistant_message.run is not null then
     update better_supabase.ai_runs r set message_id = v_id
