@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -378,5 +379,38 @@ func TestSubpathRefusesANonOptionalPeer(t *testing.T) {
 	o := Options{Name: "acme", SDKs: []string{"ai"}, Placement: PlacementSubpath, Dir: dir}
 	if _, err := Render(&o); err != nil {
 		t.Errorf("an optional peer is refused: %v", err)
+	}
+}
+
+// The conform script runs suites the adapter has: the bridge for its own
+// StreamStore or run registry; without either, the bridge answers no suite
+// (conform exits 2), so a chat-only adapter checks the chat block instead.
+func TestConformScriptMatchesTheContracts(t *testing.T) {
+	for _, contracts := range [][]string{
+		{"chat"}, {"streams"}, {"workflows"}, {"chat", "streams"}, {"chat", "workflows"}, {"streams", "workflows"}, {"chat", "streams", "workflows"},
+	} {
+		p := render(t, Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: contracts, Placement: PlacementPackage, Dir: t.TempDir()})
+		var pkg struct{ Scripts map[string]string }
+		var readme string
+		for _, f := range p.Files {
+			switch f.Path {
+			case "package.json":
+				if err := json.Unmarshal(f.Data, &pkg); err != nil {
+					t.Fatal(err)
+				}
+			case "README.md":
+				readme = string(f.Data)
+			}
+		}
+		want := "bsadapter conform --suite chat"
+		if slices.Contains(contracts, "streams") || slices.Contains(contracts, "workflows") {
+			want = "bsadapter conform --store=bridge"
+		}
+		if got := pkg.Scripts["conform"]; got != want {
+			t.Errorf("%v: conform script %q, want %q", contracts, got, want)
+		}
+		if !strings.Contains(readme, want) {
+			t.Errorf("%v: README does not name %q:\n%s", contracts, want, readme)
+		}
 	}
 }
