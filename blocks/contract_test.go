@@ -252,3 +252,18 @@ func TestChatMessageIDsKeepTheirRole(t *testing.T) {
 	// Regenerate stores nothing, so it may name the answer to regenerate.
 	wantJSON(t, q(t, c, "select better_supabase.append_ai_user_message($1, $2, 'regenerate-message', 'a1') -> 'created'", chat, `{"id":"u1","role":"user","parts":[{"type":"text","text":"question"}]}`), `false`, "regenerate naming the answer")
 }
+
+// A repeated cancel request changes nothing: the first request's time is
+// kept, and so is updated_at, which says when the run last changed.
+func TestWorkflowCancelRequestedTwiceChangesNothing(t *testing.T) {
+	s, db := pgtest.DB(t)
+	c := pgtest.Conn(t, s, db)
+	q(t, c, "select better_supabase.record_workflow_run('temporal', 'wf-c', 'order', 'running')")
+	first := q(t, c, "select better_supabase.request_workflow_cancel('wf-c')").(map[string]any)
+	if first["cancelRequestedAt"] == nil || first["status"] != "running" {
+		t.Fatalf("first cancel request = %v", first)
+	}
+	// A new transaction, so that now() has moved on.
+	second := q(t, c, "select better_supabase.request_workflow_cancel('wf-c')").(map[string]any)
+	wantJSON(t, second, mustJSON(t, first), "the run after a second cancel request")
+}

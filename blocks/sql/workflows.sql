@@ -164,11 +164,13 @@ begin
   if w.id is null or not (better_supabase._caller_is_service() or w.actor_id = (select auth.uid())) then
     return null;
   end if;
-  if w.status in ('completed', 'failed', 'cancelled') then
+  -- A terminal run, or one whose cancel was requested before, comes
+  -- back as it is: the first request's time is kept.
+  if w.status in ('completed', 'failed', 'cancelled') or w.cancel_requested_at is not null then
     return better_supabase._workflow_run_json(w);
   end if;
   update better_supabase.workflow_runs r
-  set cancel_requested_at = coalesce(r.cancel_requested_at, now()), updated_at = now()
+  set cancel_requested_at = now(), updated_at = now()
   where r.id = w.id
   returning * into w;
   return better_supabase._workflow_run_json(w);
