@@ -279,6 +279,13 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		close(c.closing)
 		c.kill()
 		<-c.exited
+		// What the bridge wrote to stderr just before it refused or
+		// failed explains why: take every line of it.
+		var te *TransportError
+		if errors.As(err, &te) && te.Kind != FaultClosed {
+			c.waitStderr()
+			te.Stderr = c.stderr.String()
+		}
 		return nil, err
 	}
 	return c, nil
@@ -320,11 +327,11 @@ func (c *Client) initialize(ctx context.Context) error {
 	if errors.As(err, &rpcErr) {
 		theirs := versionIn(rpcErr.Data)
 		if theirs == "" {
-			theirs = "another version"
-		} else {
-			theirs = "version " + theirs
+			// No version given: the refusal may have any cause (an
+			// adapter that fails to load, say), so claim none.
+			return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake with error %d: %s (bsadapter speaks bridge protocol version %d; a bridge that speaks another one says which in the error's data, e.g. {\"supported\": [2]})", rpcErr.Code, rpcErr.Message, ProtocolVersion), nil)
 		}
-		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake: bsadapter speaks bridge protocol version %d, the bridge answered %q (it speaks %s)", ProtocolVersion, rpcErr.Message, theirs), nil)
+		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake: bsadapter speaks bridge protocol version %d, the bridge answered %q (it speaks version %s)", ProtocolVersion, rpcErr.Message, theirs), nil)
 	}
 	if err != nil {
 		var te *TransportError

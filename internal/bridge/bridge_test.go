@@ -336,6 +336,27 @@ func TestFaults(t *testing.T) {
 	}
 }
 
+// A bridge that refuses initialize without naming a version gets its own
+// error shown, with its stderr, and is not said to speak another version.
+func TestInitializeRefused(t *testing.T) {
+	_, err := Start(context.Background(), Options{Command: goBridgeCmd(t, "--fault=init-error")})
+	if faultOf(err) != FaultVersion {
+		t.Fatalf("got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`the bridge refused the handshake with error -32000: cannot load the adapter (bsadapter speaks bridge protocol version 1; a bridge that speaks another one says which in the error's data, e.g. {"supported": [2]})`,
+		"  | Error: Cannot find module '@chatlet/core'",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "another version") {
+		t.Errorf("error claims a version mismatch:\n%s", msg)
+	}
+}
+
 // Each answer that breaks JSON-RPC 2.0 is a protocol fault that says what is
 // wrong with it; an error object that follows the rules is the bridge's
 // answer to that call.

@@ -25,7 +25,7 @@ import (
 )
 
 var (
-	fault      = flag.String("fault", "", "exit-at-once|crash-after|badline|hang|unknown-id|version|flood|grandchild|lossy|drift|badschema|noread|reply")
+	fault      = flag.String("fault", "", "exit-at-once|crash-after|badline|hang|unknown-id|version|flood|grandchild|lossy|drift|badschema|noread|reply|init-error")
 	reply      = flag.String("reply", "", "with -fault=reply: answer every converter request with this line, ID replaced by the request's id")
 	after      = flag.Int("after", 3, "with crash-after: crash on this converter request")
 	pidFile    = flag.String("pidfile", "", "with grandchild or -spawn: write the bridge's and the grandchild's pids here")
@@ -125,6 +125,11 @@ func initResult() any {
 func handle(req request) {
 	switch req.Method {
 	case "initialize":
+		if *fault == "init-error" {
+			fmt.Fprintln(os.Stderr, "Error: Cannot find module '@chatlet/core'")
+			answerErr(req.ID, -32000, "cannot load the adapter", nil)
+			return
+		}
 		if *fault == "version" {
 			answerErr(req.ID, -32600, "unsupported protocol version: this bridge speaks version 2", map[string]any{"protocolVersion": 2})
 			return
