@@ -17,6 +17,7 @@ import (
 
 type checkFixturesOptions struct {
 	bridge       string
+	bridgeSet    bool // --bridge given, even as ""
 	noBridge     bool
 	strict       bool
 	requireParts []string
@@ -58,6 +59,7 @@ to it as NAME.canonical.json; later runs compare against it.`,
   bsadapter check-fixtures --bridge 'node bridge.mjs' --require-parts text,tool-call fixtures
   bsadapter check-fixtures --format github`,
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.bridgeSet = opts.bridge != "" || c.Flags().Changed("bridge")
 			return runCheckFixtures(c.Context(), app, opts, args)
 		},
 	}
@@ -78,7 +80,7 @@ func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions,
 	if err := formatFlag(opts.format, "text", "json", "junit", "github"); err != nil {
 		return err
 	}
-	if opts.noBridge && opts.bridge != "" {
+	if opts.noBridge && opts.bridgeSet {
 		return usageErr("use one of them", "--bridge and --no-bridge cannot be used together")
 	}
 	if opts.jobs < 0 {
@@ -135,10 +137,16 @@ func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions,
 	var dir, source string
 	switch {
 	case opts.noBridge:
-	case opts.bridge != "":
+	case opts.bridgeSet:
+		// An empty --bridge (an unset variable, say) is an error rather
+		// than silently no bridge.
 		argv, err = bridge.SplitCommand(opts.bridge)
 		if err != nil {
-			return usageErr("quote arguments with spaces, e.g. --bridge \"node 'my bridge.mjs'\"", "--bridge: %v", err)
+			hint := "quote arguments with spaces, e.g. --bridge \"node 'my bridge.mjs'\""
+			if strings.TrimSpace(opts.bridge) == "" {
+				hint = "give the command that starts the bridge, e.g. --bridge 'npx tsx bsadapter.bridge.ts', or leave --bridge out"
+			}
+			return usageErr(hint, "--bridge: %v", err)
 		}
 		dir, source = wd, "--bridge"
 	case cfg != nil && len(cfg.Bridge.Command) > 0:
