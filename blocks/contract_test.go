@@ -267,3 +267,56 @@ func TestWorkflowCancelRequestedTwiceChangesNothing(t *testing.T) {
 	second := q(t, c, "select better_supabase.request_workflow_cancel('wf-c')").(map[string]any)
 	wantJSON(t, second, mustJSON(t, first), "the run after a second cancel request")
 }
+
+// Rights come from the blocks alone: a database whose default privileges
+// grant every new function and table to anon and authenticated (ALTER
+// DEFAULT PRIVILEGES without IN SCHEMA) must not hand them the service
+// role's functions, table writes or TRUNCATE, which row-level security
+// does not stop.
+func TestRightsDespiteDefaultPrivileges(t *testing.T) {
+	// With the base installed first, and on a Supabase database, where the
+	// registry's own helper is created after the default privileges.
+	for _, name := range []string{"base first", "supabase"} {
+		t.Run(name, func(t *testing.T) {
+			s, db := pgtest.EmptyDB(t)
+			conn := pgtest.Conn(t, s, db)
+			ctx := context.Background()
+			if name == "supabase" {
+				supabaseLike(t, conn)
+			} else if _, err := blocks.Install(ctx, conn, blocks.BaseModule); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, `
+				alter default privileges grant all on functions to anon, authenticated, service_role;
+				alter default privileges grant all on tables to anon, authenticated;`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := blocks.Install(ctx, conn); err != nil {
+				t.Fatal(err)
+			}
+			checkGrants(t, conn)
+		})
+	}
+}
+
+func checkGrants(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	checkExecuteRights(t, conn)
+	for _, c := range []struct{ role, table, privilege string }{
+		{"anon", "better_supabase.streams", "TRUNCATE"},
+		{"anon", "better_supabase.stream_chunks", "INSERT"},
+		{"authenticated", "better_supabase.streams", "UPDATE"},
+		{"authenticated", "better_supabase.ai_messages", "TRUNCATE"},
+		{"authenticated", "better_supabase.ai_runs", "UPDATE"},
+		{"authenticated", "better_supabase.ai_chats", "TRUNCATE"},
+		{"anon", "better_supabase.ai_chats", "SELECT"},
+		{"authenticated", "better_supabase.workflow_runs", "DELETE"},
+	} {
+		if exists(t, conn, "select has_table_privilege($1, $2, $3)", c.role, c.table, c.privilege) {
+			t.Errorf("%s has %s on %s", c.role, c.privilege, c.table)
+		}
+	}
+	if exists(t, conn, "select has_column_privilege('authenticated', 'better_supabase.ai_chats', 'active_run_id', 'UPDATE')") {
+		t.Error("authenticated may update ai_chats.active_run_id")
+	}
+}

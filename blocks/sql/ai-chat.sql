@@ -109,11 +109,14 @@ begin
 end
 $policies$;
 
+-- Only these grants count: default privileges may have granted more
+-- (TRUNCATE, which row-level security does not stop, among them).
+revoke all on table better_supabase.ai_chats, better_supabase.ai_messages, better_supabase.ai_runs
+  from anon, authenticated, service_role;
 -- Owners create, edit and delete their chats, but the run columns
 -- (active_stream_id, active_run_id) are the server's: claim and release
 -- set them. A user who could write them would point a chat at another
 -- user's stream or run, which stop and claim then act on.
-revoke insert, update on table better_supabase.ai_chats from authenticated;
 grant select, delete on table better_supabase.ai_chats to authenticated;
 grant insert (id, owner_id, tenant_id, title, current_leaf_id, metadata, created_at, updated_at),
       update (id, owner_id, tenant_id, title, current_leaf_id, metadata, created_at, updated_at)
@@ -468,7 +471,9 @@ revoke all on function
   better_supabase.claim_ai_chat_stream(uuid, text, text, text, text, text),
   better_supabase.release_ai_chat_stream(uuid, text, text, jsonb, text, text, bigint),
   better_supabase.request_ai_chat_stop(uuid)
-from public;
+-- Also from the API roles: default privileges may have granted them
+-- every new function.
+from public, anon, authenticated, service_role;
 -- The CHECK on ai_messages.parts runs as whoever writes the row.
 grant execute on function better_supabase._ai_parts_valid(jsonb) to authenticated, service_role;
 grant execute on function

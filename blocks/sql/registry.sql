@@ -33,6 +33,11 @@ begin
       $body$
     $fn$;
     revoke all on function better_supabase._caller_is_service() from public;
+    -- Default privileges may have granted it to the API roles, where
+    -- they exist already.
+    if (select count(*) from pg_catalog.pg_roles where rolname in ('anon', 'authenticated', 'service_role')) = 3 then
+      revoke all on function better_supabase._caller_is_service() from anon, authenticated, service_role;
+    end if;
   end if;
 end
 $registry$;

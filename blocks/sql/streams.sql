@@ -63,6 +63,9 @@ begin
 end
 $policies$;
 
+-- Only these grants count: default privileges may have granted more
+-- (TRUNCATE, which row-level security does not stop, among them).
+revoke all on table better_supabase.streams, better_supabase.stream_chunks from anon, authenticated, service_role;
 -- anon may look, and row-level security shows it nothing.
 grant select on table better_supabase.streams, better_supabase.stream_chunks to anon, authenticated;
 grant all on table better_supabase.streams, better_supabase.stream_chunks to service_role;
@@ -296,7 +299,9 @@ revoke all on function
   better_supabase.stream_close(text),
   better_supabase.stream_cancel(text),
   better_supabase.purge_streams(interval, integer)
-from public;
+-- Also from the API roles: default privileges may have granted them
+-- every new function.
+from public, anon, authenticated, service_role;
 grant execute on function
   better_supabase.stream_open(text, uuid, uuid, text, interval, boolean),
   better_supabase.stream_append(text, integer, text[]),

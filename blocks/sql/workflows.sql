@@ -52,6 +52,9 @@ begin
 end
 $policies$;
 
+-- Only these grants count: default privileges may have granted more
+-- (TRUNCATE, which row-level security does not stop, among them).
+revoke all on table better_supabase.workflow_runs from anon, authenticated, service_role;
 grant select on table better_supabase.workflow_runs to anon, authenticated;
 grant all on table better_supabase.workflow_runs to service_role;
 
@@ -206,7 +209,9 @@ revoke all on function
   better_supabase.workflow_run_get(text),
   better_supabase.request_workflow_cancel(text),
   better_supabase.purge_workflow_runs(interval, integer)
-from public;
+-- Also from the API roles: default privileges may have granted them
+-- every new function.
+from public, anon, authenticated, service_role;
 -- The two helpers run with the caller's rights inside the readers below.
 grant execute on function
   better_supabase._workflow_run_json(better_supabase.workflow_runs),
