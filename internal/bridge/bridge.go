@@ -722,10 +722,14 @@ func (c *Client) handleLine(line []byte) error {
 	ch, ok := c.removePendingLocked(id)
 	_, late := c.abandoned[id]
 	delete(c.abandoned, id)
+	sent := id > 0 && id <= c.nextID
 	c.mu.Unlock()
 	if !ok {
 		if late {
 			return nil // the caller gave up on it already
+		}
+		if sent {
+			return c.transportErr(FaultUnknown, fmt.Sprintf("the bridge answered request id %d a second time: %s", id, shorten(string(line), 200)), nil)
 		}
 		return c.transportErr(FaultUnknown, fmt.Sprintf("the bridge answered request id %d, which nobody asked: %s", id, shorten(string(line), 200)), nil)
 	}

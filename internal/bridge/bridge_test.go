@@ -388,6 +388,19 @@ func TestResponseShapes(t *testing.T) {
 			`bridge error -32000: refused [X]`},
 		{`{"jsonrpc":"2.0","id":ID,"result":{"ok":true},"error":null}`, "", ""},
 	}
+	// An answer given twice: the call gets the first; the second is a
+	// fault of its own, named as such.
+	t.Run("twice", func(t *testing.T) {
+		c := start(t, context.Background(), goBridgeCmd(t, "--fault=reply", "--reply="+`{"jsonrpc":"2.0","id":ID,"result":{"n":1}}`+"\n"+`{"jsonrpc":"2.0","id":ID,"result":{"n":2}}`))
+		var res map[string]any
+		if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, &res); err != nil || fmt.Sprint(res["n"]) != "1" {
+			t.Fatalf("first answer: %v %v", res, err)
+		}
+		err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(1)}, nil)
+		if faultOf(err) != FaultUnknown || !strings.Contains(err.Error(), `the bridge answered request id 2 a second time: {"jsonrpc":"2.0","id":2,"result":{"n":2}}`) {
+			t.Fatalf("got %v", err)
+		}
+	})
 	for _, tc := range cases {
 		t.Run(tc.reply, func(t *testing.T) {
 			c := start(t, context.Background(), goBridgeCmd(t, "--fault=reply", "--reply="+tc.reply))
