@@ -311,6 +311,8 @@ func checkGrants(t *testing.T, conn *pgx.Conn) {
 		{"authenticated", "better_supabase.ai_chats", "TRUNCATE"},
 		{"anon", "better_supabase.ai_chats", "SELECT"},
 		{"authenticated", "better_supabase.workflow_runs", "DELETE"},
+		{"anon", "better_supabase.modules", "TRUNCATE"},
+		{"authenticated", "better_supabase.modules", "UPDATE"},
 	} {
 		if exists(t, conn, "select has_table_privilege($1, $2, $3)", c.role, c.table, c.privilege) {
 			t.Errorf("%s has %s on %s", c.role, c.privilege, c.table)

@@ -14,6 +14,13 @@ alter table better_supabase.modules enable row level security;
 
 do $registry$
 begin
+  -- Nobody but the installer touches the registry; default privileges may
+  -- have granted the API roles more, where they exist already.
+  if (select count(*) from pg_catalog.pg_roles where rolname in ('anon', 'authenticated', 'service_role')) = 3
+     and exists (select from pg_catalog.pg_class c
+                 where c.oid = 'better_supabase.modules'::pg_catalog.regclass and c.relacl is not null) then
+    revoke all on table better_supabase.modules from anon, authenticated, service_role;
+  end if;
   if pg_catalog.to_regprocedure('better_supabase._caller_is_service()') is null then
     -- Whether the caller acts as the service role. Inside a SECURITY
     -- DEFINER function current_user is the definer, but the role setting
