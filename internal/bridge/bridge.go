@@ -711,8 +711,8 @@ func (c *Client) handleLine(line []byte) error {
 		}
 		return bad(`no "id"; answer with the id of the request`)
 	}
-	id, err := strconv.ParseInt(idText, 10, 64)
-	if err != nil {
+	var id int64
+	if err := json.Unmarshal(env.ID, &id); err != nil {
 		return bad(fmt.Sprintf("id %s is not one bsadapter sent: its ids are integers, so answer with the request's id exactly as it came", shorten(idText, 40)))
 	}
 	if env.Result == nil && rpcErr == nil {

@@ -373,6 +373,8 @@ func TestResponseShapes(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"ID","result":null}`, FaultProtocol,
 			`id "2" is not one bsadapter sent: its ids are integers, so answer with the request's id exactly as it came`},
 		{`{"jsonrpc":"2.0","id":ID.5,"result":null}`, FaultProtocol, `id 2.5 is not one bsadapter sent`},
+		{`{"jsonrpc":"2.0","id":+ID,"result":null}`, FaultProtocol, `id +2 is not one bsadapter sent`},
+		{`{"jsonrpc":"2.0","id":0ID,"result":null}`, FaultProtocol, `id 02 is not one bsadapter sent`},
 		{`{"jsonrpc":"2.0","id":ID,"error":{}}`, FaultProtocol,
 			`"error" is not an object with an integer "code" and a string "message"`},
 		{`{"jsonrpc":"2.0","id":ID,"error":{"code":-32000}}`, FaultProtocol, `"error" is not an object with an integer "code"`},
