@@ -228,6 +228,36 @@ func TestLangChainMappings(t *testing.T) {
 	if back.Native = norm(back.Native); !reflect.DeepEqual(back.Native, want) {
 		t.Errorf("toSdk of a canonical user message:\n got %v\nwant %v", back.Native, want)
 	}
+	// A file part from elsewhere becomes the standard block for its media
+	// type, not an image_url: a PDF stays a file with its type and name, and
+	// reading it back gives the same parts.
+	foreign := map[string]any{"id": "u2", "role": "user", "parts": []any{
+		map[string]any{"type": "file", "mediaType": "application/pdf", "url": "data:application/pdf;base64,JVBERi0x", "filename": "report.pdf"},
+		map[string]any{"type": "file", "mediaType": "image/png", "url": "https://example.com/p.png"},
+		map[string]any{"type": "file", "mediaType": "audio/wav", "url": "data:audio/wav;base64,UklGRg=="},
+	}}
+	back.Native = nil
+	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": foreign}, &back); err != nil {
+		t.Fatal(err)
+	}
+	wantBlocks := []any{
+		map[string]any{"type": "file", "mimeType": "application/pdf", "data": "JVBERi0x", "filename": "report.pdf"},
+		map[string]any{"type": "image", "mimeType": "image/png", "url": "https://example.com/p.png"},
+		map[string]any{"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
+	}
+	if got := norm(back.Native)["kwargs"].(map[string]any)["content"]; !reflect.DeepEqual(got, wantBlocks) {
+		t.Errorf("file parts from elsewhere:\n got %v\nwant %v", got, wantBlocks)
+	}
+	raw, _ := json.Marshal(back.Native)
+	again := from(string(raw))
+	for i, p := range again["parts"].([]any) {
+		got := p.(map[string]any)
+		delete(got, "providerMetadata")
+		if want := foreign["parts"].([]any)[i]; !reflect.DeepEqual(got, want) {
+			t.Errorf("file part %d read back:\n got %v\nwant %v", i, got, want)
+		}
+	}
+
 	// Anthropic's tool_use blocks repeat tool_calls: kept verbatim as data
 	// parts, and written back into content in place.
 	anth := `{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"id":"a2","content":[{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"search","input":{"q":"x"}}],"tool_calls":[{"name":"search","args":{"q":"x"},"id":"toolu_1","type":"tool_call"}],"invalid_tool_calls":[]}}`
