@@ -280,12 +280,35 @@ func TestLangChainMappings(t *testing.T) {
 		t.Errorf("content after the round trip: %v", got)
 	}
 
+	// Python's content lists may hold bare strings beside blocks: each is a
+	// text part, written back as a bare string in its place.
+	bare := `{"type":"human","data":{"content":["look at this",{"type":"image_url","image_url":{"url":"https://example.com/a.png"}},"and this"],"id":"h9"}}`
+	m = from(bare)
+	types = nil
+	for _, p := range m["parts"].([]any) {
+		types = append(types, p.(map[string]any)["type"].(string))
+	}
+	if strings.Join(types, ",") != "text,file,text" || m["parts"].([]any)[2].(map[string]any)["text"] != "and this" {
+		t.Errorf("bare strings in content: %v", m["parts"])
+	}
+	roundTrip(t, c, "bare strings", json.RawMessage(bare))
+	back.Native = nil
+	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": m}, &back); err != nil {
+		t.Fatal(err)
+	}
+	var bareWant map[string]any
+	json.Unmarshal([]byte(bare), &bareWant)
+	if got := norm(back.Native); !reflect.DeepEqual(got, bareWant) {
+		t.Errorf("bare strings written back:\n got %v\nwant %v", got, bareWant)
+	}
+
 	// Unknown content blocks and parts are refused, not dropped (rule 5).
 	for _, bad := range []string{
 		`{"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":[{"type":"hologram"}]}}`,
 		`{"lc":1,"type":"constructor","id":["langchain_core","messages","FancyMessage"],"kwargs":{"content":"x"}}`,
 		`{"type":"ai","data":{"content":"x","tool_calls":[{"name":"f","args":{},"type":"server_tool_call"}]}}`,
 		`"just a string"`,
+		`{"type":"human","data":{"content":["fine",42]}}`,
 	} {
 		err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": json.RawMessage(bad)}, nil)
 		var rpc *bridge.RPCError
