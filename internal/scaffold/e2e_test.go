@@ -89,6 +89,16 @@ func TestEndToEnd(t *testing.T) {
 				// better-supabase installed (npm does not install the peer);
 				// the kits report themselves skipped.
 				run(t, c.dir, npm, "run", "typecheck")
+				// The same code compiles under the strictest settings in
+				// common use: inside a better-supabase checkout the
+				// checkout's tsconfig applies, not the generated one.
+				strict := `{"extends": "./tsconfig.json", "compilerOptions": {"exactOptionalPropertyTypes": true, "noImplicitOverride": true,
+  "noPropertyAccessFromIndexSignature": true, "verbatimModuleSyntax": true, "isolatedModules": true, "noImplicitReturns": true,
+  "noFallthroughCasesInSwitch": true, "noUnusedLocals": true, "noUnusedParameters": true}}`
+				if err := os.WriteFile(filepath.Join(c.dir, "tsconfig.strict.json"), []byte(strict), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				run(t, c.dir, npm, "exec", "--no", "--", "tsc", "--noEmit", "-p", "tsconfig.strict.json")
 				tests, _ := filepath.Glob(filepath.Join(c.dir, "test", "*.test.ts"))
 				if len(tests) < 4 {
 					t.Fatalf("tests: %v", tests)
