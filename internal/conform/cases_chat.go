@@ -184,6 +184,34 @@ func chatCases() []Case {
 			c.eq("path after the refused messages", got, []string{})
 			return c.err()
 		}},
+		{ID: "chat/message-ids-keep-their-role", Rule: "an answer saved under a user message's id, or a user message under an answer's id, is refused with AI_MESSAGE_INVALID and changes nothing", Run: func(ctx context.Context, s *Subject) error {
+			chat, err := newChat(ctx, s)
+			if err != nil {
+				return err
+			}
+			u1, a1 := userMsg(s.ID("u"), "question"), assistantMsg(s.ID("a"), "answer")
+			if _, err := s.Chat.AppendUser(ctx, chat, u1, UserOptions{}); err != nil {
+				return op("append user", err)
+			}
+			if _, err := s.Chat.SaveAssistant(ctx, chat, a1, AssistantOptions{ParentID: u1.ID}); err != nil {
+				return op("save assistant", err)
+			}
+			var c checks
+			_, err = s.Chat.SaveAssistant(ctx, chat, assistantMsg(u1.ID, "overwritten"), AssistantOptions{ParentID: u1.ID})
+			if e := wantHint("save of an answer under the user message's id", err, HintMessageInvalid); e != nil {
+				c.list = append(c.list, e)
+			}
+			_, err = s.Chat.AppendUser(ctx, chat, userMsg(a1.ID, "overwritten"), UserOptions{})
+			if e := wantHint("append of a user message under the answer's id", err, HintMessageInvalid); e != nil {
+				c.list = append(c.list, e)
+			}
+			got, _, err := pathIDs(ctx, s, chat, "")
+			if err != nil {
+				return err
+			}
+			c.eq("path after the refused calls", got, []string{u1.ID, a1.ID})
+			return c.err()
+		}},
 		{ID: "chat/regenerate-stores-nothing", Rule: "trigger regenerate-message stores nothing and moves the leaf back to the message", Run: func(ctx context.Context, s *Subject) error {
 			chat, err := newChat(ctx, s)
 			if err != nil {

@@ -97,6 +97,9 @@ func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg Message, o
 		return MessageResult{MessageID: id, ParentID: m.parentOf(c, id), Created: false}, nil
 	}
 	if old, ok := c.messages[id]; ok {
+		if old.role != "user" {
+			return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "message " + id + " is a " + old.role + " message, not a user message"}
+		}
 		if sameParts(old.parts, msg.Parts) {
 			return MessageResult{MessageID: id, ParentID: optional(old.parent), Created: false}, nil
 		}
@@ -150,6 +153,9 @@ func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg Message
 		model = &o.Model
 	}
 	if old, ok := c.messages[msg.ID]; ok {
+		if old.role != "assistant" {
+			return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "message " + msg.ID + " is not an assistant message; an answer needs an id of its own"}
+		}
 		old.parts, old.metadata, old.format, old.native, old.status, old.model = msg.Parts, msg.Metadata, format, o.Native, status, model
 		c.leaf = old.id
 		return MessageResult{MessageID: old.id, ParentID: optional(old.parent), Created: false}, nil
