@@ -207,7 +207,8 @@ func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions,
 	case "junit":
 		err = fixtures.WriteJUnit(app.Out, rep)
 	case "github":
-		err = fixtures.WriteGitHub(app.Out, rep)
+		workspace, _ := app.Env("GITHUB_WORKSPACE")
+		err = fixtures.WriteGitHubIn(app.Out, rep, workspace)
 	default:
 		err = fixtures.WriteText(app.Out, rep, opts.verbose, app.Style)
 	}
