@@ -358,22 +358,7 @@ func TestSupabaseBaseSkippedOnSupabase(t *testing.T) {
 	s, db := pgtest.EmptyDB(t)
 	conn := pgtest.Conn(t, s, db)
 	ctx := context.Background()
-	// What a Supabase database has (the roles are cluster-wide and exist
-	// already on the shared server, or are created here).
-	if _, err := conn.Exec(ctx, `
-		do $$ begin
-		  if not exists (select from pg_roles where rolname = 'anon') then create role anon nologin; end if;
-		  if not exists (select from pg_roles where rolname = 'authenticated') then create role authenticated nologin; end if;
-		  if not exists (select from pg_roles where rolname = 'service_role') then create role service_role nologin bypassrls; end if;
-		end $$;
-		create schema auth;
-		create table auth.users (id uuid primary key);
-		create function auth.uid() returns uuid language sql stable as $$ select '00000000-0000-0000-0000-00000000cafe'::uuid $$;
-		create function auth.jwt() returns jsonb language sql stable as $$ select '{}'::jsonb $$;
-		create function auth.role() returns text language sql stable as $$ select 'supabase' $$;
-	`); err != nil {
-		t.Fatal(err)
-	}
+	supabaseLike(t, conn)
 	rep, err := blocks.Install(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
