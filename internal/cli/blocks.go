@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 )
@@ -52,9 +52,7 @@ func runBlocksList(app *App, opts *blocksListOptions) error {
 		return err
 	}
 	if opts.format == "json" {
-		enc := json.NewEncoder(app.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"schemaVersion": 1, "modules": mods})
+		return report.WriteJSON(app.Out, report.NewModules(mods))
 	}
 	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, app.Style.Bold("MODULE")+"\t"+app.Style.Bold("VERSION")+"\t"+app.Style.Bold("REQUIRES")+"\t"+app.Style.Bold("FUNCTIONS"))
@@ -159,13 +157,7 @@ func runBlocksInstall(ctx context.Context, app *App, opts *blocksInstallOptions,
 		return ctx.Err()
 	}
 	if opts.format == "json" {
-		out := map[string]any{"schemaVersion": 1, "database": cfg.Database, "modules": nonNil(rep.Modules)}
-		if err != nil {
-			out["error"] = err.Error()
-		}
-		enc := json.NewEncoder(app.Out)
-		enc.SetIndent("", "  ")
-		if encErr := enc.Encode(out); encErr != nil {
+		if encErr := report.WriteJSON(app.Out, report.NewInstall(cfg.Database, rep.Modules, err)); encErr != nil {
 			return encErr
 		}
 	} else {
@@ -192,11 +184,4 @@ func runBlocksInstall(ctx context.Context, app *App, opts *blocksInstallOptions,
 		}
 	}
 	return nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -201,17 +202,9 @@ func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions,
 		client.Close()
 	}
 
-	switch opts.format {
-	case "json":
-		err = fixtures.WriteJSON(app.Out, rep)
-	case "junit":
-		err = fixtures.WriteJUnit(app.Out, rep)
-	case "github":
-		workspace, _ := app.Env("GITHUB_WORKSPACE")
-		err = fixtures.WriteGitHubIn(app.Out, rep, workspace)
-	default:
-		err = fixtures.WriteText(app.Out, rep, opts.verbose, app.Style)
-	}
+	err = writeResults(app, opts.format, rep, rep, func(w io.Writer) error {
+		return writeFixturesText(w, rep, opts.verbose, app.Style)
+	})
 	if err != nil {
 		return envErr(err, "")
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
+	"github.com/bsadapter/bsadapter/internal/report"
 )
 
 func init() { register(newConformCmd) }
@@ -293,23 +293,15 @@ func bridgeCommand(app *App, flag string) ([]string, string, error) {
 func listCases(app *App, format string, cases []conform.Case) error {
 	switch format {
 	case "json":
-		type item struct {
-			ID        string `json:"id"`
-			Suite     string `json:"suite"`
-			Rule      string `json:"rule"`
-			TimeoutMs int64  `json:"timeoutMs"`
-		}
-		items := make([]item, len(cases))
+		items := make([]report.Case, len(cases))
 		for i, c := range cases {
 			t := c.Timeout
 			if t == 0 {
 				t = conform.DefaultTimeout
 			}
-			items[i] = item{c.ID, c.Suite, c.Rule, t.Milliseconds()}
+			items[i] = report.Case{ID: c.ID, Suite: c.Suite, Rule: c.Rule, TimeoutMs: t.Milliseconds()}
 		}
-		enc := json.NewEncoder(app.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"schemaVersion": 1, "cases": items})
+		return report.WriteJSON(app.Out, report.NewCases(items))
 	case "text":
 		tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
 		for _, c := range cases {
@@ -321,15 +313,9 @@ func listCases(app *App, format string, cases []conform.Case) error {
 }
 
 func writeReport(app *App, opts *conformOptions, rep *conform.Report) error {
-	switch opts.format {
-	case "json":
-		return conform.WriteJSON(app.Out, rep)
-	case "junit":
-		return conform.WriteJUnit(app.Out, rep)
-	case "github":
-		return conform.WriteGitHub(app.Out, rep)
-	}
-	return writeText(app.Out, app.Style, rep, opts.verbose)
+	return writeResults(app, opts.format, rep.Document(), rep, func(w io.Writer) error {
+		return writeText(w, app.Style, rep, opts.verbose)
+	})
 }
 
 // writeText writes failures with their rule and values, skips with their
@@ -338,21 +324,21 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 	for _, r := range rep.Results {
 		switch r.Outcome {
 		case conform.Fail:
-			fmt.Fprintf(w, "%s %s\n    rule: %s\n", st.Red("FAIL"), r.ID, r.Rule)
+			fmt.Fprintf(w, "%s %s\n    rule: %s\n", st.Red(r.Outcome.Mark()), r.ID, r.Rule)
 			for _, line := range strings.Split(strings.TrimRight(conform.FailureText(r), "\n"), "\n") {
 				fmt.Fprintf(w, "    %s\n", line)
 			}
 		case conform.Skipped:
-			fmt.Fprintf(w, "%s %s: %s\n", st.Yellow("SKIP"), r.ID, r.Reason)
+			fmt.Fprintf(w, "%s %s: %s\n", st.Yellow(r.Outcome.Mark()), r.ID, r.Reason)
 		default:
 			if verbose {
-				fmt.Fprintf(w, "%s   %s %s\n", st.Green("ok"), r.ID, st.Dim("("+fmtDur(r.Elapsed)+")"))
+				fmt.Fprintf(w, "%s   %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim("("+fmtDur(r.Elapsed)+")"))
 			}
 		}
 	}
-	word := st.Green("ok")
+	word := st.Green(conform.Pass.Mark())
 	if rep.Count(conform.Fail) > 0 {
-		word = st.Red("FAIL")
+		word = st.Red(conform.Fail.Mark())
 	}
 	_, err := fmt.Fprintf(w, "%s %s\n", word, conform.Summary(rep))
 	return err
@@ -378,11 +364,11 @@ func plainProgress(app *App) func(conform.Event) {
 		r := e.Result
 		switch r.Outcome {
 		case conform.Pass:
-			fmt.Fprintf(app.Err, "%s %s %s\n", st.Green("pass"), r.ID, st.Dim(fmtDur(r.Elapsed)))
+			fmt.Fprintf(app.Err, "%s %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
 		case conform.Fail:
-			fmt.Fprintf(app.Err, "%s %s %s\n", st.Red("FAIL"), r.ID, st.Dim(fmtDur(r.Elapsed)))
+			fmt.Fprintf(app.Err, "%s %s %s\n", st.Red(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
 		case conform.Skipped:
-			fmt.Fprintf(app.Err, "%s %s\n", st.Yellow("skip"), r.ID)
+			fmt.Fprintf(app.Err, "%s %s\n", st.Yellow(r.Outcome.Mark()), r.ID)
 		}
 	}
 }
@@ -473,7 +459,7 @@ func (m progressModel) View() string {
 		fmt.Fprintf(&b, "  running %s %s\n", r.id, st.Dim(m.now.Sub(r.since).Round(100*time.Millisecond).String()))
 	}
 	for _, id := range m.failed {
-		fmt.Fprintf(&b, "  %s %s\n", st.Red("FAIL"), id)
+		fmt.Fprintf(&b, "  %s %s\n", st.Red(conform.Fail.Mark()), id)
 	}
 	return b.String()
 }
@@ -510,9 +496,7 @@ func runBench(ctx context.Context, app *App, opts *conformOptions, store conform
 	}
 	switch opts.format {
 	case "json":
-		enc := json.NewEncoder(app.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"schemaVersion": 1, "store": store.Name(), "chunkBytes": 64, "pageChunks": conform.PageSize, "results": res})
+		return report.WriteJSON(app.Out, report.NewBench(store.Name(), 64, conform.PageSize, res))
 	case "text":
 		tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "writers\tappends/s\tappend p50\tappend p99\treads\tread chunks/s\tread p50\tread p99\t\n")

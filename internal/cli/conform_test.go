@@ -82,7 +82,7 @@ func TestConformProgressModes(t *testing.T) {
 			if !strings.Contains(out.String(), "passed, 0 failed") {
 				t.Errorf("no report on stdout:\n%s", out.String())
 			}
-			gotPlain := strings.Contains(errb.String(), "pass registry/list-filters")
+			gotPlain := strings.Contains(errb.String(), "ok registry/list-filters")
 			if gotPlain != tc.plain {
 				t.Errorf("plain progress lines: %v, want %v; stderr:\n%s", gotPlain, tc.plain, errb.String())
 			}
@@ -195,7 +195,7 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
 	}
-	if doc.SchemaVersion != 1 || doc.Store != "pg (dsn)" || doc.Summary.Total != len(conform.Cases()) || doc.Summary.Passed != doc.Summary.Total {
+	if doc.SchemaVersion != conform.ReportSchemaVersion || doc.Store != "pg (dsn)" || doc.Summary.Total != len(conform.Cases()) || doc.Summary.Passed != doc.Summary.Total {
 		t.Errorf("report: %+v", doc)
 	}
 	if after := countDBs(); after != before {

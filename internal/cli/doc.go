@@ -7,4 +7,7 @@
 // internal/conform, internal/scaffold} -> {internal/bridge,
 // internal/pgserver, blocks, schemas, templates}. Packages below cli return
 // values and errors and never print to a terminal themselves.
+// internal/report, the output layer (JUnit, GitHub annotations, the JSON
+// documents and the result words), sits beside them: cli, fixtures and
+// conform use it, and it uses only blocks and schemas.
 package cli

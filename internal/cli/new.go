@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/scaffold/wizard"
 	"github.com/spf13/cobra"
@@ -304,24 +304,8 @@ func askMissing(app *App, changed func(string) bool, o *scaffold.Options, opts *
 	return wizard.Run(app.In, app.Out, fields, preset)
 }
 
-type newReport struct {
-	SchemaVersion int      `json:"schemaVersion"`
-	DryRun        bool     `json:"dryRun"`
-	Name          string   `json:"name"`
-	Format        string   `json:"format"`
-	Preset        string   `json:"preset"`
-	Placement     string   `json:"placement"`
-	Contracts     []string `json:"contracts"`
-	Root          string   `json:"root"`
-	Files         []string `json:"files"`
-	Overwritten   []string `json:"overwritten,omitempty"`
-	Edits         []string `json:"edits,omitempty"`
-	NextDir       string   `json:"nextDir"`
-	Next          string   `json:"next"`
-}
-
-func report(o *scaffold.Options, plan *scaffold.Plan, dry bool) newReport {
-	r := newReport{SchemaVersion: 1, DryRun: dry, Name: o.Name, Format: o.Format, Preset: o.Preset, Placement: o.Placement,
+func scaffoldDoc(o *scaffold.Options, plan *scaffold.Plan, dry bool) report.Scaffold {
+	r := report.Scaffold{SchemaVersion: report.ScaffoldVersion, DryRun: dry, Name: o.Name, Format: o.Format, Preset: o.Preset, Placement: o.Placement,
 		Contracts: o.Contracts, Root: plan.Root, NextDir: plan.NextDir, Next: plan.Next, Files: []string{}}
 	for _, f := range plan.Files {
 		r.Files = append(r.Files, f.Path)
@@ -353,9 +337,7 @@ func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.P
 		return envErr(err, "")
 	}
 	if opts.output == "json" {
-		enc := json.NewEncoder(app.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(report(o, plan, true))
+		return report.WriteJSON(app.Out, scaffoldDoc(o, plan, true))
 	}
 	conflicts, err := plan.Conflicts()
 	if err != nil {
@@ -392,12 +374,10 @@ func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.P
 
 func printResult(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.Plan, res *scaffold.Result) error {
 	if opts.output == "json" {
-		r := report(o, plan, false)
+		r := scaffoldDoc(o, plan, false)
 		r.Overwritten = res.Overwritten
 		r.Edits = res.Edited
-		enc := json.NewEncoder(app.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return report.WriteJSON(app.Out, r)
 	}
 	root := displayRoot(plan.Root)
 	edited := ""

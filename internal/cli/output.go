@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/term"
+
+	"github.com/bsadapter/bsadapter/internal/report"
 )
 
 // Stdio is what a command may touch of the outside world: its streams, its
@@ -111,4 +113,26 @@ func formatFlag(value string, allowed ...string) error {
 		}
 	}
 	return usageErr("", "--format %q is not one of %s", value, strings.Join(allowed, ", "))
+}
+
+// results is what a command that checks things hands to writeResults: its
+// report as JUnit and as GitHub annotations.
+type results interface {
+	JUnit() *report.JUnit
+	Annotations() []report.Annotation
+}
+
+// writeResults prints a checking command's results on stdout in the
+// --format asked for: doc as JSON, res as JUnit or GitHub annotations
+// (file paths from GITHUB_WORKSPACE), or text.
+func writeResults(app *App, format string, doc any, res results, text func(io.Writer) error) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(app.Out, doc)
+	case "junit":
+		return report.WriteJUnit(app.Out, res.JUnit())
+	case "github":
+		return report.WriteGitHub(app.Out, res.Annotations(), app.getenv("GITHUB_WORKSPACE"))
+	}
+	return text(app.Out)
 }

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/bsadapter/bsadapter/schemas"
 	"github.com/spf13/cobra"
 )
@@ -50,9 +50,7 @@ func runSchema(app *App, opts *schemaOptions, args []string) error {
 			return err
 		}
 		if opts.format == "json" {
-			enc := json.NewEncoder(app.Out)
-			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"schemaVersion": 1, "schemas": infos})
+			return report.WriteJSON(app.Out, report.NewSchemas(infos))
 		}
 		tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
 		for _, in := range infos {

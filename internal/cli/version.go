@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -85,12 +85,7 @@ func runVersion(app *App, opts *versionOptions) error {
 	}
 	bi := Build()
 	if opts.format == "json" {
-		enc := json.NewEncoder(app.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			SchemaVersion int `json:"schemaVersion"`
-			BuildInfo
-		}{1, bi})
+		return report.WriteJSON(app.Out, report.NewVersion(bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform))
 	}
 	_, err := fmt.Fprintf(app.Out, "bsadapter %s (commit %s, built %s, %s, %s)\n", bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform)
 	return err

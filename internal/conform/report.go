@@ -1,125 +1,66 @@
 package conform
 
 import (
-	"encoding/json"
-	"encoding/xml"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/report"
 )
 
-// ReportSchemaVersion is the schemaVersion of WriteJSON's document.
-const ReportSchemaVersion = 1
+// ReportSchemaVersion is the schemaVersion of Document. Version 2 names
+// outcomes "passed", "failed" and "skipped" (version 1 said "pass",
+// "fail" and "skip").
+const ReportSchemaVersion = 2
 
-type jsonResult struct {
+// Document is the report as "conform --format json" prints it.
+type Document struct {
+	SchemaVersion int              `json:"schemaVersion"`
+	Store         string           `json:"store"`
+	ElapsedMs     float64          `json:"elapsedMs"`
+	Summary       DocumentSummary  `json:"summary"`
+	Results       []DocumentResult `json:"results"`
+}
+
+// DocumentSummary counts the outcomes.
+type DocumentSummary struct {
+	Total   int `json:"total"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+}
+
+// DocumentResult is one case's result with its duration.
+type DocumentResult struct {
 	Result
 	ElapsedMs float64 `json:"elapsedMs"`
 }
 
-// WriteJSON writes the report as one JSON document with a schemaVersion.
-func WriteJSON(w io.Writer, r *Report) error {
-	results := make([]jsonResult, len(r.Results))
+// Document returns the report as its JSON document.
+func (r *Report) Document() Document {
+	results := make([]DocumentResult, len(r.Results))
 	for i, res := range r.Results {
-		results[i] = jsonResult{res, ms(res.Elapsed.Seconds())}
+		results[i] = DocumentResult{res, ms(res.Elapsed.Seconds())}
 	}
-	type summary struct {
-		Total   int `json:"total"`
-		Passed  int `json:"passed"`
-		Failed  int `json:"failed"`
-		Skipped int `json:"skipped"`
-	}
-	doc := struct {
-		SchemaVersion int          `json:"schemaVersion"`
-		Store         string       `json:"store"`
-		ElapsedMs     float64      `json:"elapsedMs"`
-		Summary       summary      `json:"summary"`
-		Results       []jsonResult `json:"results"`
-	}{ReportSchemaVersion, r.Store, ms(r.Elapsed.Seconds()), summary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped)}, results}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return Document{ReportSchemaVersion, r.Store, ms(r.Elapsed.Seconds()),
+		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped)}, results}
 }
 
 func ms(sec float64) float64 { return float64(int64(sec*1e6)) / 1e3 }
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Body    string `xml:",chardata"`
-}
-
-// WriteJUnit writes the report as JUnit XML, one testsuite per suite.
-func WriteJUnit(w io.Writer, r *Report) error {
-	doc := junitSuites{Name: "bsadapter conform " + r.Store, Time: fmt.Sprintf("%.3f", r.Elapsed.Seconds())}
-	idx := map[string]int{}
+// JUnit returns the report as JUnit, one test suite per suite.
+func (r *Report) JUnit() *report.JUnit {
+	j := &report.JUnit{Name: "bsadapter conform " + r.Store, Timed: true, Time: r.Elapsed, Counters: report.CountSkipped}
 	for _, res := range r.Results {
-		i, ok := idx[res.Suite]
-		if !ok {
-			i = len(doc.Suites)
-			idx[res.Suite] = i
-			doc.Suites = append(doc.Suites, junitSuite{Name: res.Suite})
-		}
-		s := &doc.Suites[i]
-		c := junitCase{Name: res.ID, Classname: "conform." + res.Suite, Time: fmt.Sprintf("%.3f", res.Elapsed.Seconds())}
+		c := report.JUnitCase{Name: res.ID, Classname: "conform." + res.Suite, Time: res.Elapsed}
 		switch res.Outcome {
 		case Fail:
-			c.Failure = &junitMessage{Message: res.Rule, Body: FailureText(res)}
-			s.Failures++
-			doc.Failures++
+			c.Failure = &report.JUnitMessage{Message: res.Rule, Body: FailureText(res)}
 		case Skipped:
-			c.Skipped = &junitMessage{Message: res.Reason}
-			s.Skipped++
-			doc.Skipped++
+			c.Skipped = &report.JUnitMessage{Message: res.Reason}
 		}
-		s.Tests++
-		doc.Tests++
-		s.Cases = append(s.Cases, c)
+		j.AddCase(res.Suite, c)
 	}
-	for i := range doc.Suites {
-		var t float64
-		for _, res := range r.Results {
-			if res.Suite == doc.Suites[i].Name {
-				t += res.Elapsed.Seconds()
-			}
-		}
-		doc.Suites[i].Time = fmt.Sprintf("%.3f", t)
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return j
 }
 
 // FailureText renders a failed result's failures, one per line: what was
@@ -136,25 +77,17 @@ func FailureText(res Result) string {
 	return b.String()
 }
 
-// githubEscape escapes a workflow command's message.
-func githubEscape(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// WriteGitHub writes the report as GitHub Actions workflow commands: an
-// error annotation per failed case and a notice with the summary.
-func WriteGitHub(w io.Writer, r *Report) error {
+// Annotations returns the report as GitHub annotations: an error per
+// failed case and a notice with the summary.
+func (r *Report) Annotations() []report.Annotation {
+	var out []report.Annotation
 	for _, res := range r.Results {
-		if res.Outcome != Fail {
-			continue
-		}
-		title := strings.NewReplacer(",", "%2C", ":", "%3A").Replace("conform " + res.ID)
-		if _, err := fmt.Fprintf(w, "::error title=%s::%s\n", title, githubEscape("rule: "+res.Rule+"\n"+strings.TrimRight(FailureText(res), "\n"))); err != nil {
-			return err
+		if res.Outcome == Fail {
+			out = append(out, report.Annotation{Level: report.LevelError, Title: "conform " + res.ID,
+				Message: "rule: " + res.Rule + "\n" + strings.TrimRight(FailureText(res), "\n")})
 		}
 	}
-	_, err := fmt.Fprintf(w, "::notice title=bsadapter conform::%s\n", githubEscape(Summary(r)))
-	return err
+	return append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform", Message: Summary(r)})
 }
 
 // Summary is the report's one-line summary.

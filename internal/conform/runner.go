@@ -10,16 +10,19 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/report"
 )
 
-// Outcome is the result of one case.
-type Outcome string
+// Outcome is the result of one case, in the words every command's results
+// use.
+type Outcome = report.Outcome
 
 // The outcomes of a case.
 const (
-	Pass    Outcome = "pass"
-	Fail    Outcome = "fail"
-	Skipped Outcome = "skip"
+	Pass    = report.Passed
+	Fail    = report.Failed
+	Skipped = report.Skipped
 )
 
 // Result is the outcome of one case against one store.

@@ -149,15 +149,15 @@ func checkConform(t *testing.T, out []byte) {
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("conform --format json: %v\n%s", err, out)
 	}
-	if r.SchemaVersion != 1 || r.Summary.Failed != 0 || r.Summary.Passed == 0 {
+	if r.SchemaVersion != 2 || r.Summary.Failed != 0 || r.Summary.Passed == 0 {
 		t.Errorf("conform summary: %+v", r.Summary)
 	}
 	suites := map[string]int{}
 	for _, c := range r.Results {
 		switch c.Outcome {
-		case "pass":
+		case "passed":
 			suites[c.Suite]++
-		case "skip":
+		case "skipped":
 			allowed := false
 			for _, l := range protocolLimits {
 				allowed = allowed || strings.Contains(c.Reason, l)

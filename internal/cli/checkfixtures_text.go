@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/fixtures"
+	"github.com/bsadapter/bsadapter/internal/report"
+)
+
+// writeFixturesText writes check-fixtures' human report: the summary line,
+// the coverage table, then the bridge fault, bad files and each failure in
+// full (passes too with verbose), and what happened to snapshots.
+func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.Painter) error {
+	var b strings.Builder
+	summary := r.SummaryLine()
+	if r.OK() {
+		summary = p.Green(summary)
+	} else {
+		summary = p.Red(summary)
+	}
+	b.WriteString(summary + "\n")
+	if r.Adapter != nil {
+		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("converter mode: adapter %s (format %s) over the bridge", r.Adapter.Name, r.Adapter.Format)))
+	}
+	b.WriteString("\n" + p.Bold("part coverage") + "\n")
+	for _, c := range r.Coverage {
+		mark := ""
+		if c.Required {
+			mark = " (required)"
+		}
+		count := fmt.Sprint(c.Count)
+		if c.Count == 0 {
+			if c.Required {
+				count = p.Red("0")
+				mark += p.Red(" never produced")
+			} else {
+				count = p.Dim("0")
+			}
+		}
+		fmt.Fprintf(&b, "  %-14s %s%s\n", c.Type, padLeft(count, 7, len(fmt.Sprint(c.Count))), mark)
+	}
+	section := false
+	sep := func() {
+		if !section {
+			b.WriteByte('\n')
+			section = true
+		}
+	}
+	if r.BridgeError != "" {
+		sep()
+		fmt.Fprintf(&b, "%s %s\n", p.Red("bridge:"), fixtures.IndentRest(r.BridgeError, "  "))
+	}
+	for _, fe := range r.FileErrors {
+		sep()
+		fmt.Fprintf(&b, "%s %s\n", p.Red("BAD FILE"), fe.Error())
+		if fe.Hint != "" {
+			fmt.Fprintf(&b, "  %s %s\n", p.Dim("hint:"), fe.Hint)
+		}
+	}
+	for _, res := range r.Results {
+		switch {
+		case res.Status == fixtures.StatusFailed:
+			sep()
+			fmt.Fprintf(&b, "%s %s %s\n%s", p.Red(report.Failed.Mark()), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
+		case len(res.Warnings) > 0:
+			sep()
+			fmt.Fprintf(&b, "%s %s %s\n%s", p.Yellow(report.WarnMark), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
+		case verbose:
+			sep()
+			fmt.Fprintf(&b, "%s %s\n", p.Green(fmt.Sprintf("%-4s", report.Passed.Mark())), res.Name)
+		}
+	}
+	for _, s := range r.Snapshots {
+		label := "snapshot " + s.Action + ":"
+		switch s.Action {
+		case "error", "mismatch":
+			label = p.Red(label)
+		case "skipped":
+			label = p.Yellow(label)
+		case "unchanged":
+			if !verbose {
+				continue
+			}
+		}
+		sep()
+		line := fmt.Sprintf("%s %s", label, s.File)
+		if s.Detail != "" {
+			line += " — " + s.Detail
+		}
+		b.WriteString(line + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// padLeft right-aligns s (whose visible width is n) in width columns.
+func padLeft(s string, width, n int) string {
+	if n >= width {
+		return s
+	}
+	return strings.Repeat(" ", width-n) + s
+}
