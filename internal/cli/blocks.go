@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newBlocksCmd) }
-
 func newBlocksCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "blocks",
@@ -28,25 +26,26 @@ PostgreSQL), streams, ai-chat and workflows, all in schema better_supabase.`,
 	return cmd
 }
 
-type blocksListOptions struct{ format string }
+type blocksListOptions struct {
+	app    *App
+	format string
+}
 
 func newBlocksListCmd(app *App) *cobra.Command {
-	opts := &blocksListOptions{}
+	opts := &blocksListOptions{app: app}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Short:   "List the embedded modules: name, version, requires, functions",
 		Example: "  bsadapter blocks list\n  bsadapter blocks list --format json",
 		Args:    cobra.NoArgs,
-		RunE:    func(*cobra.Command, []string) error { return runBlocksList(app, opts) },
+		RunE:    func(c *cobra.Command, _ []string) error { return runBlocksList(c.Context(), opts) },
 	}
-	cmd.Flags().StringVar(&opts.format, "format", "text", "text or json")
+	addFormatFlag(cmd, &opts.format, "text or json", "", textJSON...)
 	return cmd
 }
 
-func runBlocksList(app *App, opts *blocksListOptions) error {
-	if err := formatFlag(opts.format, "text", "json"); err != nil {
-		return err
-	}
+func runBlocksList(_ context.Context, opts *blocksListOptions) error {
+	app := opts.app
 	mods, err := blocks.Resolve()
 	if err != nil {
 		return err
@@ -66,7 +65,13 @@ func runBlocksList(app *App, opts *blocksListOptions) error {
 	return tw.Flush()
 }
 
+type blocksSQLOptions struct {
+	app   *App
+	names []string
+}
+
 func newBlocksSQLCmd(app *App) *cobra.Command {
+	opts := &blocksSQLOptions{app: app}
 	return &cobra.Command{
 		Use:   "sql [NAME...]",
 		Short: "Print the SQL of modules (and what they require), for your own migration tool",
@@ -78,15 +83,20 @@ statement leaves what already exists alone, so running it twice is harmless.`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return blocks.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
-			sql, err := blocks.SQL(args...)
-			if err != nil {
-				return moduleErr(err)
-			}
-			_, err = fmt.Fprint(app.Out, sql)
-			return err
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.names = args
+			return runBlocksSQL(c.Context(), opts)
 		},
 	}
+}
+
+func runBlocksSQL(_ context.Context, opts *blocksSQLOptions) error {
+	sql, err := blocks.SQL(opts.names...)
+	if err != nil {
+		return moduleErr(err)
+	}
+	_, err = fmt.Fprint(opts.app.Out, sql)
+	return err
 }
 
 func moduleErr(err error) error {
@@ -98,12 +108,14 @@ func moduleErr(err error) error {
 }
 
 type blocksInstallOptions struct {
+	app    *App
 	dsn    string
 	format string
+	names  []string
 }
 
 func newBlocksInstallCmd(app *App) *cobra.Command {
-	opts := &blocksInstallOptions{}
+	opts := &blocksInstallOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "install --dsn URL [NAME...]",
 		Short: "Install modules (and what they require) into your database",
@@ -116,24 +128,22 @@ supabase-base is skipped on a Supabase database, which has those pieces.`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return blocks.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(c *cobra.Command, args []string) error { return runBlocksInstall(c.Context(), app, opts, args) },
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.names = args
+			return runBlocksInstall(c.Context(), opts)
+		},
 	}
 	cmd.Flags().StringVar(&opts.dsn, "dsn", "", "connection string of the database to install into (default $BSADAPTER_DSN)")
-	cmd.Flags().StringVar(&opts.format, "format", "text", "text or json")
+	addFormatFlag(cmd, &opts.format, "text or json", "", textJSON...)
 	return cmd
 }
 
-func runBlocksInstall(ctx context.Context, app *App, opts *blocksInstallOptions, args []string) error {
-	if err := formatFlag(opts.format, "text", "json"); err != nil {
-		return err
-	}
+func runBlocksInstall(ctx context.Context, opts *blocksInstallOptions) error {
+	app, args := opts.app, opts.names
 	if _, err := blocks.Resolve(args...); err != nil {
 		return moduleErr(err)
 	}
-	dsn := opts.dsn
-	if dsn == "" {
-		dsn = app.getenv("BSADAPTER_DSN")
-	}
+	dsn := app.dsnOr(opts.dsn)
 	if dsn == "" {
 		return usageErr("pass --dsn postgres://user@host:port/database or set BSADAPTER_DSN; to get the SQL instead, run 'bsadapter blocks sql'",
 			"blocks install needs the database to install into")

@@ -10,15 +10,15 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
-	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/schemas"
 	"github.com/spf13/cobra"
 )
 
 type checkFixturesOptions struct {
-	bridge       string
-	bridgeSet    bool // --bridge given, even as ""
+	app          *App
+	paths        []string
+	bridge       bridgeFlag
 	noBridge     bool
 	strict       bool
 	requireParts []string
@@ -29,10 +29,8 @@ type checkFixturesOptions struct {
 	jobs         int
 }
 
-func init() { register(newCheckFixturesCmd) }
-
 func newCheckFixturesCmd(app *App) *cobra.Command {
-	opts := &checkFixturesOptions{}
+	opts := &checkFixturesOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "check-fixtures [PATH...]",
 		Short: "Validate fixture messages and their round trips through the adapter's converters",
@@ -60,28 +58,29 @@ to it as NAME.canonical.json; later runs compare against it.`,
   bsadapter check-fixtures --bridge 'node bridge.mjs' --require-parts text,tool-call fixtures
   bsadapter check-fixtures --format github`,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.bridgeSet = opts.bridge != "" || c.Flags().Changed("bridge")
-			return runCheckFixtures(c.Context(), app, opts, args)
+			if err := opts.bridge.parse(c); err != nil {
+				return err
+			}
+			opts.paths = args
+			return runCheckFixtures(c.Context(), opts)
 		},
 	}
+	addBridgeFlag(cmd, &opts.bridge, "bridge command line, e.g. 'npx tsx bsadapter.bridge.ts' (overrides bsadapter.json; run in the current folder)")
 	f := cmd.Flags()
-	f.StringVar(&opts.bridge, "bridge", "", "bridge command line, e.g. 'npx tsx bsadapter.bridge.ts' (overrides bsadapter.json; run in the current folder)")
 	f.BoolVar(&opts.noBridge, "no-bridge", false, "canonical mode even when bsadapter.json names a bridge")
 	f.BoolVar(&opts.strict, "strict", false, "treat round-trip warnings (changed id, role or metadata) as failures")
 	f.StringSliceVar(&opts.requireParts, "require-parts", nil, "fail unless the corpus produces each of these part types (comma-separated)")
 	f.BoolVar(&opts.update, "update", false, "write each fixture file's canonical form to NAME.canonical.json instead of comparing")
-	f.StringVar(&opts.format, "format", "text", "output format: text, json, junit or github")
+	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passing messages too")
 	f.DurationVar(&opts.timeout, "timeout", bridge.DefaultTimeout, "how long to wait for the bridge's answer to one request")
 	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
 	return cmd
 }
 
-func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions, args []string) error {
-	if err := formatFlag(opts.format, "text", "json", "junit", "github"); err != nil {
-		return err
-	}
-	if opts.noBridge && opts.bridgeSet {
+func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
+	app, args := opts.app, opts.paths
+	if opts.noBridge && opts.bridge.set {
 		return usageErr("use one of them", "--bridge and --no-bridge cannot be used together")
 	}
 	if opts.jobs < 0 {
@@ -102,14 +101,11 @@ func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions,
 		required = append(required, p)
 	}
 
-	wd, err := os.Getwd()
+	ws, err := findWorkspace("fix bsadapter.json, or run from a folder without one")
 	if err != nil {
-		return envErr(err, "")
+		return err
 	}
-	cfg, err := config.Find(wd)
-	if err != nil {
-		return envErr(err, "fix bsadapter.json, or run from a folder without one")
-	}
+	cfg := ws.cfg
 
 	paths := args
 	if len(paths) == 0 {
@@ -134,53 +130,31 @@ func runCheckFixtures(ctx context.Context, app *App, opts *checkFixturesOptions,
 		}
 	}
 
-	var argv []string
-	var dir, source string
-	switch {
-	case opts.noBridge:
-	case opts.bridgeSet:
-		// An empty --bridge (an unset variable, say) is an error rather
-		// than silently no bridge.
-		argv, err = bridge.SplitCommand(opts.bridge)
-		if err != nil {
-			hint := "quote arguments with spaces, e.g. --bridge \"node 'my bridge.mjs'\""
-			if strings.TrimSpace(opts.bridge) == "" {
-				hint = "give the command that starts the bridge, e.g. --bridge 'npx tsx bsadapter.bridge.ts', or leave --bridge out"
-			}
-			return usageErr(hint, "--bridge: %v", err)
-		}
-		dir, source = wd, "--bridge"
-	case cfg != nil && len(cfg.Bridge.Command) > 0:
-		argv, dir, source = cfg.Bridge.Command, cfg.Dir, cfg.Path
+	var bc *bridgeCommand
+	if !opts.noBridge {
+		bc = opts.bridge.resolve(ws)
 	}
-	if opts.update && argv == nil {
+	if opts.update && bc == nil {
 		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--update writes the converter's canonical forms, so it needs a bridge")
 	}
 
 	var client *bridge.Client
-	if argv != nil {
-		client, err = bridge.Start(ctx, bridge.Options{
-			Command:       argv,
-			Dir:           dir,
-			Timeout:       opts.timeout,
-			Jobs:          opts.jobs,
-			ClientVersion: Build().Version,
-		})
+	if bc != nil {
+		bo := bc.options()
+		bo.Timeout, bo.Jobs = opts.timeout, opts.jobs
+		client, err = bridge.Start(ctx, bo)
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return envErr(err, "the bridge command comes from "+source+"; run it by hand in "+dir+" to see why it fails")
+			return bc.startErr(ctx, err)
 		}
 		defer client.Close()
 		if !client.Capabilities().Converter {
-			return envErr(fmt.Errorf("the bridge %s does not declare the converter capability", strings.Join(argv, " ")), "check-fixtures needs converter.fromSdk and converter.toSdk; pass --no-bridge to check canonical messages")
+			return envErr(fmt.Errorf("the bridge %s does not declare the converter capability", strings.Join(bc.argv, " ")), "check-fixtures needs converter.fromSdk and converter.toSdk; pass --no-bridge to check canonical messages")
 		}
 	}
 
 	rep, err := fixtures.Run(ctx, fixtures.Options{
 		Paths:        paths,
-		WorkDir:      wd,
+		WorkDir:      ws.dir,
 		Bridge:       client,
 		Strict:       opts.strict,
 		RequireParts: required,

@@ -2,29 +2,23 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
-	"github.com/bsadapter/bsadapter/internal/bridge"
-	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/report"
 )
 
-func init() { register(newConformCmd) }
-
 type conformOptions struct {
+	app      *App
 	store    string
 	suites   []string
 	list     bool
@@ -34,7 +28,7 @@ type conformOptions struct {
 	timeout  time.Duration
 	format   string
 	verbose  bool
-	bridge   string
+	bridge   bridgeFlag
 	pg       pgFlags
 
 	bench        bool
@@ -43,7 +37,7 @@ type conformOptions struct {
 }
 
 func newConformCmd(app *App) *cobra.Command {
-	opts := &conformOptions{}
+	opts := &conformOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "conform",
 		Short: "Run the conformance suites for StreamStore, the run registry and chat storage",
@@ -71,10 +65,14 @@ a usage or environment error.`,
   bsadapter conform --bench --store pg`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !c.Flags().Changed("store") && opts.bridge != "" {
+			if err := opts.bridge.parse(c); err != nil {
+				return err
+			}
+			if !c.Flags().Changed("store") && opts.bridge.set {
 				opts.store = "bridge"
 			}
-			return runConform(c.Context(), app, c, opts)
+			opts.pg.parse(c)
+			return runConform(c.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -85,9 +83,9 @@ a usage or environment error.`,
 	f.StringVar(&opts.skip, "skip", "", "leave out the cases whose ID matches this regular expression (a case matched by both --run and --skip is an error)")
 	f.IntVar(&opts.parallel, "parallel", 4, "how many cases run at once")
 	f.DurationVar(&opts.timeout, "timeout", 0, "time limit of every case (default: each case's own, 10s for most)")
-	f.StringVar(&opts.format, "format", "text", "output format: text, json, junit or github")
+	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "with --format text: list passed cases too")
-	f.StringVar(&opts.bridge, "bridge", "", "command that starts your bridge (implies --store bridge)")
+	addBridgeFlag(cmd, &opts.bridge, "command that starts your bridge (implies --store bridge)")
 	addPGFlags(cmd, &opts.pg)
 	f.BoolVar(&opts.bench, "bench", false, "measure the store instead: append and read throughput and p50/p99 latency with 1 and 8 writers")
 	f.IntVar(&opts.benchAppends, "bench-appends", 2000, "with --bench: appends per concurrency level")
@@ -97,21 +95,15 @@ a usage or environment error.`,
 
 var conformStores = []string{"pg", "memory", "bridge"}
 
-func runConform(ctx context.Context, app *App, cmd *cobra.Command, opts *conformOptions) error {
-	if err := formatFlag(opts.format, "text", "json", "junit", "github"); err != nil {
-		return err
-	}
+func runConform(ctx context.Context, opts *conformOptions) error {
+	app := opts.app
 	if !slices.Contains(conformStores, opts.store) {
 		return usageErr("", "--store %q is not one of %s", opts.store, strings.Join(conformStores, ", "))
 	}
-	if opts.store != "pg" {
-		for _, name := range []string{"pg", "dsn", "pg-image"} {
-			if cmd.Flags().Changed(name) {
-				return usageErr("drop --"+name+" or use --store pg", "--%s applies only to --store pg, not --store %s", name, opts.store)
-			}
-		}
+	if name := opts.pg.given; opts.store != "pg" && name != "" {
+		return usageErr("drop --"+name+" or use --store pg", "--%s applies only to --store pg, not --store %s", name, opts.store)
 	}
-	if opts.bridge != "" && opts.store != "bridge" {
+	if opts.bridge.set && opts.store != "bridge" {
 		return usageErr("drop --bridge or use --store bridge", "--bridge applies only to --store bridge, not --store %s", opts.store)
 	}
 	if opts.parallel < 1 {
@@ -139,7 +131,7 @@ func runConform(ctx context.Context, app *App, cmd *cobra.Command, opts *conform
 		return usageErr("run 'bsadapter conform --list' to see the case IDs", "%v", err)
 	}
 	if opts.list {
-		return listCases(app, opts.format, cases)
+		return listCases(opts, cases)
 	}
 	if opts.bench {
 		if opts.benchAppends < 1 || opts.benchReads < 1 {
@@ -150,14 +142,14 @@ func runConform(ctx context.Context, app *App, cmd *cobra.Command, opts *conform
 		}
 	}
 
-	store, closeStore, err := openStore(ctx, app, opts)
+	store, closeStore, err := openStore(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 
 	if opts.bench {
-		return runBench(ctx, app, opts, store)
+		return runBench(ctx, opts, store)
 	}
 	if err := runnable(store, cases); err != nil {
 		return err
@@ -213,22 +205,24 @@ func runnable(store conform.Store, cases []conform.Case) error {
 }
 
 // openStore starts what the store needs; the returned function releases it.
-func openStore(ctx context.Context, app *App, opts *conformOptions) (conform.Store, func(), error) {
+func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func(), error) {
+	app := opts.app
 	switch opts.store {
 	case "memory":
 		st := conform.NewMemoryStore()
 		return st, func() { st.Close() }, nil
 	case "bridge":
-		argv, dir, err := bridgeCommand(app, opts.bridge)
+		ws, err := findWorkspace("fix bsadapter.json, or pass --bridge 'CMD'")
 		if err != nil {
 			return nil, nil, err
 		}
-		st, err := conform.NewBridgeStore(ctx, bridge.Options{Command: argv, Dir: dir, ClientVersion: Build().Version})
+		bc := opts.bridge.resolve(ws)
+		if bc == nil {
+			return nil, nil, usageErr("pass --bridge 'CMD', or run inside an adapter whose bsadapter.json has bridge.command", "--store bridge needs a bridge command")
+		}
+		st, err := conform.NewBridgeStore(ctx, bc.options())
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
-			}
-			return nil, nil, envErr(fmt.Errorf("start the bridge: %w", err), "check that the command runs on its own and answers initialize (see the bridge protocol docs)")
+			return nil, nil, bc.startErr(ctx, fmt.Errorf("start the bridge: %w", err))
 		}
 		return st, func() {
 			if err := st.Close(); err != nil {
@@ -263,34 +257,8 @@ func pgHint(srv *pgserver.Server) string {
 	return "run 'bsadapter blocks install --help' to check the embedded blocks"
 }
 
-// bridgeCommand returns the bridge's argv and folder: --bridge, else the
-// nearest bsadapter.json.
-func bridgeCommand(app *App, flag string) ([]string, string, error) {
-	if flag != "" {
-		argv, err := bridge.SplitCommand(flag)
-		if err != nil {
-			return nil, "", usageErr("quote the command as you would in a shell, e.g. --bridge 'npx tsx bsadapter.bridge.ts'", "--bridge: %v", err)
-		}
-		if len(argv) == 0 {
-			return nil, "", usageErr("", "--bridge is empty")
-		}
-		return argv, "", nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, "", envErr(err, "")
-	}
-	cfg, err := config.Find(wd)
-	if err != nil {
-		return nil, "", envErr(err, "fix bsadapter.json, or pass --bridge 'CMD'")
-	}
-	if cfg == nil || len(cfg.Bridge.Command) == 0 {
-		return nil, "", usageErr("pass --bridge 'CMD', or run inside an adapter whose bsadapter.json has bridge.command", "--store bridge needs a bridge command")
-	}
-	return cfg.Bridge.Command, cfg.Dir, nil
-}
-
-func listCases(app *App, format string, cases []conform.Case) error {
+func listCases(opts *conformOptions, cases []conform.Case) error {
+	app, format := opts.app, opts.format
 	switch format {
 	case "json":
 		items := make([]report.Case, len(cases))
@@ -344,148 +312,8 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 	return err
 }
 
-// liveView says whether progress is the live view: stderr is a terminal
-// and CI is not set (CI logs get plain lines).
-func liveView(app *App) bool {
-	if v := app.getenv("CI"); v != "" && v != "0" && v != "false" {
-		return false
-	}
-	return app.ErrTTY && app.getenv("TERM") != "dumb"
-}
-
-// plainProgress prints one line on stderr per finished case: the view for
-// logs and pipes.
-func plainProgress(app *App) func(conform.Event) {
-	st := app.ErrStyle
-	return func(e conform.Event) {
-		if !e.Done {
-			return
-		}
-		r := e.Result
-		switch r.Outcome {
-		case conform.Pass:
-			fmt.Fprintf(app.Err, "%s %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
-		case conform.Fail:
-			fmt.Fprintf(app.Err, "%s %s %s\n", st.Red(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
-		case conform.Skipped:
-			fmt.Fprintf(app.Err, "%s %s\n", st.Yellow(r.Outcome.Mark()), r.ID)
-		}
-	}
-}
-
-// progressModel is the live view on a terminal: counts, the cases running
-// now with how long they have run, the failures so far, and the elapsed
-// time.
-type progressModel struct {
-	store   string
-	total   int
-	start   time.Time
-	now     time.Time
-	running []runningCase
-	passed  int
-	failed  []string
-	skipped int
-	done    bool
-	style   Style
-}
-
-type runningCase struct {
-	id    string
-	since time.Time
-}
-
-type (
-	progressTick  time.Time
-	progressEvent conform.Event
-	progressDone  struct{}
-)
-
-func newProgressModel(store string, total int, st Style, now time.Time) progressModel {
-	return progressModel{store: store, total: total, start: now, now: now, style: st}
-}
-
-func tickProgress() tea.Cmd {
-	return tea.Tick(100*time.Millisecond, func(t time.Time) tea.Msg { return progressTick(t) })
-}
-
-func (m progressModel) Init() tea.Cmd { return tickProgress() }
-
-func (m progressModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case progressTick:
-		m.now = time.Time(msg)
-		if m.done {
-			return m, nil
-		}
-		return m, tickProgress()
-	case progressEvent:
-		e := conform.Event(msg)
-		if !e.Done {
-			m.running = append(m.running, runningCase{e.Case.ID, m.now})
-			return m, nil
-		}
-		m.running = slices.DeleteFunc(m.running, func(r runningCase) bool { return r.id == e.Case.ID })
-		switch e.Result.Outcome {
-		case conform.Pass:
-			m.passed++
-		case conform.Fail:
-			m.failed = append(m.failed, e.Case.ID)
-		case conform.Skipped:
-			m.skipped++
-		}
-	case progressDone:
-		m.done = true
-		return m, tea.Quit
-	}
-	return m, nil
-}
-
-func (m progressModel) View() string {
-	if m.done {
-		// The report follows on stdout; leave no stale frame behind.
-		return ""
-	}
-	st := m.style
-	var b strings.Builder
-	finished := m.passed + len(m.failed) + m.skipped
-	fmt.Fprintf(&b, "%s %s  %d/%d  %s  %s  %s  %s\n", st.Bold("conform"), m.store, finished, m.total,
-		st.Green(fmt.Sprintf("%d passed", m.passed)), st.Red(fmt.Sprintf("%d failed", len(m.failed))),
-		st.Yellow(fmt.Sprintf("%d skipped", m.skipped)), st.Dim(m.now.Sub(m.start).Round(100*time.Millisecond).String()))
-	for i, r := range m.running {
-		if i == 8 {
-			fmt.Fprintf(&b, "  ... and %d more running\n", len(m.running)-i)
-			break
-		}
-		fmt.Fprintf(&b, "  running %s %s\n", r.id, st.Dim(m.now.Sub(r.since).Round(100*time.Millisecond).String()))
-	}
-	for _, id := range m.failed {
-		fmt.Fprintf(&b, "  %s %s\n", st.Red(conform.Fail.Mark()), id)
-	}
-	return b.String()
-}
-
-// runWithView runs the cases under the live bubbletea view on stderr.
-func runWithView(ctx context.Context, app *App, store conform.Store, cases []conform.Case, sel conform.Options) (*conform.Report, error) {
-	m := newProgressModel(store.Name(), len(cases), app.ErrStyle, time.Now())
-	p := tea.NewProgram(m, tea.WithOutput(app.Err), tea.WithInput(nil), tea.WithoutSignalHandler(), tea.WithContext(ctx))
-	sel.OnEvent = func(e conform.Event) { p.Send(progressEvent(e)) }
-	reports := make(chan *conform.Report, 1)
-	go func() {
-		rep := conform.Run(ctx, store, cases, sel)
-		reports <- rep
-		p.Send(progressDone{})
-	}()
-	_, err := p.Run()
-	// Even when the view stopped early (an interrupt), wait for the run to
-	// wind down, so that cleanup finds no case in flight.
-	rep := <-reports
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
-		return nil, fmt.Errorf("progress view: %w", err)
-	}
-	return rep, nil
-}
-
-func runBench(ctx context.Context, app *App, opts *conformOptions, store conform.Store) error {
+func runBench(ctx context.Context, opts *conformOptions, store conform.Store) error {
+	app := opts.app
 	fmt.Fprintf(app.Err, "bench: %s: %d appends and %d reads per level...\n", store.Name(), opts.benchAppends, opts.benchReads)
 	res, err := conform.Bench(ctx, store, conform.BenchOptions{Appends: opts.benchAppends, Reads: opts.benchReads})
 	if err != nil {

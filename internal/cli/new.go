@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,8 +16,10 @@ import (
 )
 
 type newOptions struct {
+	app       *App
+	name      string // NAME, "" when not given
 	sdks      []string
-	format    string
+	msgFormat string
 	preset    string
 	contracts string
 	builder   bool
@@ -26,16 +29,16 @@ type newOptions struct {
 	dryRun    bool
 	force     bool
 	yes       bool
-	output    string
+	format    string
+	// changed says whether a flag was given on the command line.
+	changed func(name string) bool
 }
-
-func init() { register(newNewCmd) }
 
 // storageDefault is what a bare --storage stands for: NAME-state.
 const storageDefault = "NAME-state"
 
 func newNewCmd(app *App) *cobra.Command {
-	opts := &newOptions{}
+	opts := &newOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "new NAME",
 		Short: "Scaffold a better-supabase adapter that passes check-fixtures and conform",
@@ -66,12 +69,16 @@ edited in place.`,
 				}
 				return usageErr(hint, "new takes one NAME, got %d arguments (%s)", len(args), strings.Join(args, " "))
 			}
-			return runNew(app, c, opts, args)
+			if len(args) == 1 {
+				opts.name = args[0]
+			}
+			opts.changed = c.Flags().Changed
+			return runNew(c.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&opts.sdks, "sdk", nil, "the SDK's npm package(s), an optional peer (comma-separated or repeated)")
-	f.StringVar(&opts.format, "format", "", "the format name stored beside native messages (default NAME-v1)")
+	f.StringVar(&opts.msgFormat, "message-format", "", "the message format name stored beside native messages (default NAME-v1)")
 	f.StringVar(&opts.preset, "preset", "", "converters: generic or langchain (default langchain for NAME langchain, else generic)")
 	f.StringVar(&opts.contracts, "contracts", strings.Join(scaffold.AllContracts, ","), "what the adapter implements: chat, streams, workflows (comma-separated)")
 	f.BoolVar(&opts.builder, "builder", false, "with workflows: add a workflow builder runtime (step, sleep, approval)")
@@ -82,7 +89,8 @@ edited in place.`,
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the files and edits, write nothing")
 	f.BoolVar(&opts.force, "force", false, "overwrite files that already exist")
 	f.BoolVarP(&opts.yes, "yes", "y", false, "never ask: use defaults, fail on missing values")
-	f.StringVar(&opts.output, "output", "text", "how to print the result: text or json")
+	// --format once named the message format; say where that went.
+	addFormatFlag(cmd, &opts.format, "output format: text or json", "the message format name stored beside native messages is --message-format", textJSON...)
 	return cmd
 }
 
@@ -94,19 +102,13 @@ func optionErr(err error) error {
 	return err
 }
 
-func runNew(app *App, c *cobra.Command, opts *newOptions, args []string) error {
-	if err := formatFlag(opts.output, "text", "json"); err != nil {
-		return usageErr("use --output text or --output json", "--output %q is not text or json", opts.output)
-	}
-	o := &scaffold.Options{Preset: opts.preset, Format: opts.format, SDKs: opts.sdks, Builder: opts.builder}
-	if len(args) == 1 {
-		o.Name = args[0]
-	}
-	flags := c.Flags()
+func runNew(_ context.Context, opts *newOptions) error {
+	app := opts.app
+	o := &scaffold.Options{Name: opts.name, Preset: opts.preset, Format: opts.msgFormat, SDKs: opts.sdks, Builder: opts.builder}
 
 	// The wizard runs only when it can, and only for what the flags left open.
 	if app.Interactive() && !opts.yes && (o.Name == "" || (len(o.SDKs) == 0 && !presetHasSDK(o))) {
-		answers, err := askMissing(app, flags.Changed, o, opts)
+		answers, err := askMissing(app, opts.changed, o, opts)
 		if err != nil {
 			if errors.Is(err, wizard.ErrCancelled) {
 				return &ExitError{Code: ExitInterrupted, Err: errors.New("cancelled; nothing was written")}
@@ -257,9 +259,9 @@ func askMissing(app *App, changed func(string) bool, o *scaffold.Options, opts *
 			},
 		})
 	}
-	if !changed("format") {
+	if !changed("message-format") {
 		fields = append(fields, wizard.Field{
-			Key: "format", Label: "Format name", Flag: "--format",
+			Key: "format", Label: "Message format name", Flag: "--message-format",
 			Help:    "stored beside native messages",
 			Default: func(a map[string]string) string { return a["name"] + "-v1" },
 			Validate: func(v string, a map[string]string) error {
@@ -336,7 +338,7 @@ func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.P
 		}
 		return envErr(err, "")
 	}
-	if opts.output == "json" {
+	if opts.format == "json" {
 		return report.WriteJSON(app.Out, scaffoldDoc(o, plan, true))
 	}
 	conflicts, err := plan.Conflicts()
@@ -373,7 +375,7 @@ func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.P
 }
 
 func printResult(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.Plan, res *scaffold.Result) error {
-	if opts.output == "json" {
+	if opts.format == "json" {
 		r := scaffoldDoc(o, plan, false)
 		r.Overwritten = res.Overwritten
 		r.Edits = res.Edited

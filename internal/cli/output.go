@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/bsadapter/bsadapter/internal/report"
 )
@@ -65,7 +67,7 @@ func (s Stdio) Color(tty bool) bool {
 // Interactive says whether a command may ask questions: stdin and stdout
 // are terminals and CI is not set.
 func (s Stdio) Interactive() bool {
-	if v := s.getenv("CI"); v != "" && v != "0" && v != "false" {
+	if s.CI() {
 		return false
 	}
 	return s.InTTY && s.OutTTY
@@ -105,14 +107,43 @@ func printError(w io.Writer, st Style, err error, hint string) {
 	}
 }
 
-// formatFlag validates a --format value against the allowed ones.
-func formatFlag(value string, allowed ...string) error {
-	for _, a := range allowed {
-		if value == a {
-			return nil
-		}
+// Output formats of --format.
+var (
+	textJSON   = []string{"text", "json"}
+	allFormats = []string{"text", "json", "junit", "github"}
+)
+
+// formatValue is a --format flag: the value is one of the command's
+// formats, checked (by checkFormat, before any command runs) with the same
+// message everywhere.
+type formatValue struct {
+	p       *string
+	allowed []string
+	hint    string
+}
+
+func (f *formatValue) String() string     { return *f.p }
+func (f *formatValue) Set(v string) error { *f.p = v; return nil }
+func (f *formatValue) Type() string       { return "string" }
+
+// addFormatFlag adds --format to cmd, stored in p (default text), allowing
+// the formats listed; hint is shown with a value outside them.
+func addFormatFlag(cmd *cobra.Command, p *string, usage, hint string, allowed ...string) {
+	*p = "text"
+	cmd.Flags().Var(&formatValue{p: p, allowed: allowed, hint: hint}, "format", usage)
+}
+
+// checkFormat refuses a --format value the command does not produce.
+func checkFormat(cmd *cobra.Command) error {
+	fl := cmd.Flags().Lookup("format")
+	if fl == nil {
+		return nil
 	}
-	return usageErr("", "--format %q is not one of %s", value, strings.Join(allowed, ", "))
+	f, ok := fl.Value.(*formatValue)
+	if !ok || slices.Contains(f.allowed, *f.p) {
+		return nil
+	}
+	return usageErr(f.hint, "--format %q is not one of %s", *f.p, strings.Join(f.allowed, ", "))
 }
 
 // results is what a command that checks things hands to writeResults: its

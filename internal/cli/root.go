@@ -79,6 +79,8 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 		SilenceErrors:     true,
 		DisableAutoGenTag: true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+		// Checks every command's --format before it runs.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkFormat(c) },
 	}
 	root.SetIn(app.In)
 	root.SetOut(app.Out)
@@ -86,13 +88,16 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: err, Hint: "run '" + c.CommandPath() + " --help' for usage"}
 	})
+	// Every command, in one place. Each is a file of its own: an options
+	// struct, a constructor (below) and a run function.
 	root.AddCommand(
-		newVersionCmd(app),
+		newNewCmd(app),
+		newCheckFixturesCmd(app),
+		newConformCmd(app),
+		newBlocksCmd(app),
 		newSchemaCmd(app),
+		newVersionCmd(app),
 	)
-	for _, add := range extraCommands {
-		root.AddCommand(add(app))
-	}
 	root.InitDefaultCompletionCmd()
 	strictGroups(root)
 	// A help topic (no Run): "bsadapter help exit-codes" prints it.
@@ -103,12 +108,6 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 	})
 	return root
 }
-
-// extraCommands lets each command file register its constructor, so that
-// adding a command does not touch this file.
-var extraCommands []func(*App) *cobra.Command
-
-func register(ctor func(*App) *cobra.Command) { extraCommands = append(extraCommands, ctor) }
 
 // strictGroups makes every command that only groups subcommands (blocks,
 // completion, ...) reject an unknown subcommand as a usage error; cobra

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -11,12 +12,15 @@ import (
 )
 
 type schemaOptions struct {
+	app    *App
 	list   bool
 	format string
+	name   string // the schema to print; "" for ai-message-v1
+	args   int    // how many NAMEs were given
 }
 
 func newSchemaCmd(app *App) *cobra.Command {
-	opts := &schemaOptions{}
+	opts := &schemaOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "schema [NAME]",
 		Short: "Print an embedded JSON Schema (default ai-message-v1)",
@@ -29,20 +33,22 @@ identifier only; nothing is ever fetched.`,
 			return schemas.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return runSchema(app, opts, args)
+			opts.args = len(args)
+			if len(args) == 1 {
+				opts.name = args[0]
+			}
+			return runSchema(c.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.list, "list", false, "list the embedded schemas")
-	cmd.Flags().StringVar(&opts.format, "format", "text", "with --list: text or json")
+	addFormatFlag(cmd, &opts.format, "with --list: text or json", "", textJSON...)
 	return cmd
 }
 
-func runSchema(app *App, opts *schemaOptions, args []string) error {
-	if err := formatFlag(opts.format, "text", "json"); err != nil {
-		return err
-	}
+func runSchema(_ context.Context, opts *schemaOptions) error {
+	app := opts.app
 	if opts.list {
-		if len(args) > 0 {
+		if opts.args > 0 {
 			return usageErr("run 'bsadapter schema NAME' or 'bsadapter schema --list'", "--list takes no schema name")
 		}
 		infos, err := schemas.List()
@@ -59,8 +65,8 @@ func runSchema(app *App, opts *schemaOptions, args []string) error {
 		return tw.Flush()
 	}
 	name := schemas.AiMessageV1
-	if len(args) == 1 {
-		name = args[0]
+	if opts.name != "" {
+		name = opts.name
 	}
 	data, err := schemas.Read(name)
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -62,27 +63,26 @@ func Build() BuildInfo {
 }
 
 type versionOptions struct {
+	app    *App
 	format string
 }
 
 func newVersionCmd(app *App) *cobra.Command {
-	opts := &versionOptions{}
+	opts := &versionOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and build date",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runVersion(app, opts)
+			return runVersion(c.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.format, "format", "text", "output format: text or json")
+	addFormatFlag(cmd, &opts.format, "output format: text or json", "", textJSON...)
 	return cmd
 }
 
-func runVersion(app *App, opts *versionOptions) error {
-	if err := formatFlag(opts.format, "text", "json"); err != nil {
-		return err
-	}
+func runVersion(_ context.Context, opts *versionOptions) error {
+	app := opts.app
 	bi := Build()
 	if opts.format == "json" {
 		return report.WriteJSON(app.Out, report.NewVersion(bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform))

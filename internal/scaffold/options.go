@@ -198,7 +198,7 @@ func (o *Options) Complete() error {
 		o.Format = o.Name + "-v1"
 	}
 	if o.Format == "canonical" || !formatName.MatchString(o.Format) || len(o.Format) > 100 {
-		return &OptionError{Flag: "--format", Value: o.Format, Msg: "is not a format name (lowercase, digits, dashes and dots; not \"canonical\")", Fix: fmt.Sprintf("use e.g. %q", o.Name+"-v1")}
+		return &OptionError{Flag: "--message-format", Value: o.Format, Msg: "is not a format name (lowercase, digits, dashes and dots; not \"canonical\")", Fix: fmt.Sprintf("use e.g. %q", o.Name+"-v1")}
 	}
 	if o.Contracts == nil {
 		o.Contracts = slices.Clone(AllContracts)

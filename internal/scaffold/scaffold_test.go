@@ -59,13 +59,13 @@ func TestCompleteDefaultsAndErrors(t *testing.T) {
 		t.Errorf("defaults: %+v", o)
 	}
 	cases := map[string]Options{
-		"--sdk":       {Name: "acme", Placement: PlacementPackage, Dir: "x"},
-		"--format":    {Name: "acme", SDKs: []string{"a"}, Format: "canonical", Placement: PlacementPackage, Dir: "x"},
-		"--contracts": {Name: "acme", SDKs: []string{"a"}, Contracts: []string{"chat", "cron"}, Placement: PlacementPackage, Dir: "x"},
-		"--builder":   {Name: "acme", SDKs: []string{"a"}, Contracts: []string{"chat"}, Builder: true, Placement: PlacementPackage, Dir: "x"},
-		"--storage":   {Name: "acme", SDKs: []string{"a"}, Storage: "Acme State", Placement: PlacementPackage, Dir: "x"},
-		"--placement": {Name: "acme", SDKs: []string{"a"}, Placement: "monorepo", Dir: "x"},
-		"--preset":    {Name: "acme", SDKs: []string{"a"}, Preset: "openai", Placement: PlacementPackage, Dir: "x"},
+		"--sdk":            {Name: "acme", Placement: PlacementPackage, Dir: "x"},
+		"--message-format": {Name: "acme", SDKs: []string{"a"}, Format: "canonical", Placement: PlacementPackage, Dir: "x"},
+		"--contracts":      {Name: "acme", SDKs: []string{"a"}, Contracts: []string{"chat", "cron"}, Placement: PlacementPackage, Dir: "x"},
+		"--builder":        {Name: "acme", SDKs: []string{"a"}, Contracts: []string{"chat"}, Builder: true, Placement: PlacementPackage, Dir: "x"},
+		"--storage":        {Name: "acme", SDKs: []string{"a"}, Storage: "Acme State", Placement: PlacementPackage, Dir: "x"},
+		"--placement":      {Name: "acme", SDKs: []string{"a"}, Placement: "monorepo", Dir: "x"},
+		"--preset":         {Name: "acme", SDKs: []string{"a"}, Preset: "openai", Placement: PlacementPackage, Dir: "x"},
 	}
 	for flag, o := range cases {
 		err := o.Complete()

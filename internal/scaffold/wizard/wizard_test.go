@@ -118,7 +118,7 @@ func TestWizardInATerminal(t *testing.T) {
 	// The SDK's default follows the name.
 	tm.waitFor("SDK npm package(s) [@langchain/core]")
 	tm.key("Enter")
-	tm.waitFor("Format name [langchain-v1]")
+	tm.waitFor("Message format name [langchain-v1]")
 	tm.key("Enter")
 	tm.waitFor("Contracts [chat,streams,workflows]")
 	tm.typeKeys("chat,cron")
@@ -160,12 +160,12 @@ func TestWizardInATerminal(t *testing.T) {
 func TestWizardAsksOnlyWhatFlagsLeftOpen(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	tm := startTerm(t, dir, bin+" new --sdk acme-sdk --contracts chat --format acme-v3 --storage=acme-db")
+	tm := startTerm(t, dir, bin+" new --sdk acme-sdk --contracts chat --message-format acme-v3 --storage=acme-db")
 	s := tm.waitFor("Adapter name")
 	tm.typeKeys("acme")
 	tm.key("Enter")
 	s = tm.waitFor("EXIT=")
-	for _, q := range []string{"SDK npm package", "Format name", "Contracts", "Engine SQL module"} {
+	for _, q := range []string{"SDK npm package", "Message format name", "Contracts", "Engine SQL module"} {
 		if strings.Contains(s, "> "+q) {
 			t.Errorf("asked %q although a flag answered it:\n%s", q, s)
 		}

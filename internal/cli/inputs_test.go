@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -34,5 +36,40 @@ func TestPGFlagsOptions(t *testing.T) {
 		if err != nil || opts.Strategy != c.strategy || opts.DSN != c.dsn {
 			t.Errorf("%+v env %v: %+v, %v; want strategy %s dsn %q", c.flags, c.env, opts, err, c.strategy, c.dsn)
 		}
+	}
+}
+
+// Every command with --bridge refuses an empty one as a usage error,
+// whatever the other flags: the flag is read in one place.
+func TestEmptyBridgeIsAUsageErrorEverywhere(t *testing.T) {
+	extra := map[string][][]string{
+		"conform":        {nil, {"--store", "memory", "--list"}, {"--store", "bridge"}, {"--bench"}},
+		"check-fixtures": {nil, {"--no-bridge"}, {"--format", "json", "."}},
+	}
+	root := NewRootCmd(&App{Stdio: Stdio{Out: io.Discard, Err: io.Discard}})
+	seen := 0
+	for _, c := range root.Commands() {
+		if c.Flags().Lookup("bridge") == nil {
+			continue
+		}
+		seen++
+		flags, ok := extra[c.Name()]
+		if !ok {
+			t.Errorf("%s has --bridge: add it to this test", c.Name())
+			flags = [][]string{nil}
+		}
+		for _, more := range flags {
+			for _, empty := range []string{"", "  "} {
+				args := append([]string{c.Name(), "--bridge", empty}, more...)
+				var out, errb bytes.Buffer
+				code := Main(args, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+				if code != ExitUsage || !strings.Contains(errb.String(), "bsadapter: --bridge: the bridge command is empty") || out.Len() != 0 {
+					t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errb.String())
+				}
+			}
+		}
+	}
+	if seen != len(extra) {
+		t.Errorf("%d commands have --bridge, the test knows %d", seen, len(extra))
 	}
 }
