@@ -88,16 +88,21 @@ type xmlTotals struct {
 	Name     string `xml:"name,attr"`
 	Tests    int    `xml:"tests,attr"`
 	Failures int    `xml:"failures,attr"`
-	Errors   *int   `xml:"errors,attr"`
-	Skipped  *int   `xml:"skipped,attr"`
-	Time     string `xml:"time,attr,omitempty"`
+	// Errors and Skipped are nil, and left out, when the run does not
+	// report them.
+	Errors  *int   `xml:"errors,attr"`
+	Skipped *int   `xml:"skipped,attr"`
+	Time    string `xml:"time,attr,omitempty"`
 }
 
 type xmlCase struct {
-	Name      string      `xml:"name,attr"`
-	Classname string      `xml:"classname,attr"`
-	File      string      `xml:"file,attr,omitempty"`
-	Line      int         `xml:"line,attr,omitempty"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	// file and line are an extension many CI servers read to link a
+	// failure to its input.
+	File string `xml:"file,attr,omitempty"`
+	Line int    `xml:"line,attr,omitempty"`
+	// Time is "" (left out) when the run is not timed.
 	Time      string      `xml:"time,attr,omitempty"`
 	Failure   *xmlMessage `xml:"failure,omitempty"`
 	Error     *xmlMessage `xml:"error,omitempty"`
