@@ -131,6 +131,9 @@ func (f *formatValue) Type() string       { return "string" }
 func addFormatFlag(cmd *cobra.Command, p *string, usage, hint string, allowed ...string) {
 	*p = "text"
 	cmd.Flags().Var(&formatValue{p: p, allowed: allowed, hint: hint}, "format", usage)
+	cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return allowed, cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 // checkFormat refuses a --format value the command does not produce.

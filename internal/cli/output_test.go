@@ -106,3 +106,28 @@ func TestExitErrorUnwrap(t *testing.T) {
 		t.Fatalf("failed(\"\") = %#v", f)
 	}
 }
+
+// Every --format is checked before the command runs, with one message, and
+// completes to the formats of its command.
+func TestFormatFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"version", "--format", "xml"}, `--format "xml" is not one of text, json`},
+		{[]string{"conform", "--store", "memory", "--format", "yaml"}, `--format "yaml" is not one of text, json, junit, github`},
+		{[]string{"check-fixtures", "--format", "tap", "nope"}, `--format "tap" is not one of text, json, junit, github`},
+		{[]string{"blocks", "list", "--format", "csv"}, `--format "csv" is not one of text, json`},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(tc.args, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+		if code != ExitUsage || !strings.Contains(errb.String(), "bsadapter: "+tc.want+"\n") || out.Len() != 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", tc.args, code, out.String(), errb.String())
+		}
+	}
+	var out bytes.Buffer
+	Main([]string{"__complete", "conform", "--format", ""}, Stdio{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}})
+	if got := out.String(); !strings.HasPrefix(got, "text\njson\njunit\ngithub\n:4\n") {
+		t.Errorf("completion of conform --format:\n%s", got)
+	}
+}
