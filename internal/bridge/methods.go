@@ -1,0 +1,47 @@
+package bridge
+
+// The methods of the bridge protocol (docs/bridge-protocol.md), named once
+// here so that the client, the stores and fixture checks that call them
+// and the test bridges that answer them cannot spell one differently.
+const (
+	// MethodInitialize is the handshake: the first request, answered with
+	// the protocol version, the adapter and its capabilities.
+	MethodInitialize = "initialize"
+	// MethodShutdown asks the bridge to exit; it is the last request.
+	MethodShutdown = "shutdown"
+
+	// MethodFromSDK converts an SDK message to its canonical form.
+	MethodFromSDK = "converter.fromSdk"
+	// MethodToSDK converts a canonical message back to the SDK's form.
+	MethodToSDK = "converter.toSdk"
+
+	MethodStreamOpen        = "streamStore.open"        // StreamStore.open
+	MethodStreamAppend      = "streamStore.append"      // StreamStore.append
+	MethodStreamRead        = "streamStore.read"        // StreamStore.read, the live read
+	MethodStreamStatus      = "streamStore.status"      // StreamStore.status
+	MethodStreamIsCancelled = "streamStore.isCancelled" // StreamStore.isCancelled
+	MethodStreamClose       = "streamStore.close"       // StreamStore.close
+	MethodStreamCancel      = "streamStore.cancel"      // StreamStore.cancel
+	MethodStreamPurge       = "streamStore.purge"       // StreamStore.purge
+	// MethodStreamCallers is the optional method by which a StreamStore
+	// bridge says it takes the caller's identity: requests may then carry
+	// "caller": {"role": "authenticated", "sub": "<uuid>"} or
+	// {"role": "anon"}, and the bridge answers as row-level security would
+	// for that caller. A bridge without it is not checked for owner
+	// visibility.
+	MethodStreamCallers = "streamStore.callers"
+
+	MethodRunRecord        = "runRegistry.record"        // RunRegistry.record
+	MethodRunGet           = "runRegistry.get"           // RunRegistry.get
+	MethodRunList          = "runRegistry.list"          // RunRegistry.list
+	MethodRunRequestCancel = "runRegistry.requestCancel" // RunRegistry.requestCancel
+	MethodRunPurge         = "runRegistry.purge"         // RunRegistry.purge
+)
+
+// The capability groups a bridge declares in its initialize answer; a
+// method's group is the part of its name before the dot.
+const (
+	GroupConverter   = "converter"
+	GroupStreamStore = "streamStore"
+	GroupRunRegistry = "runRegistry"
+)
