@@ -123,7 +123,7 @@ func run(runs int) error {
 	node, _ := exec.LookPath("node")
 	benches := []setup{{"memory", []string{"--store", "memory"}}, {"pg (local)", nil}}
 	if node != "" {
-		benches = append(benches, setup{"bridge (node memstore.mjs)", []string{"--bridge", node + " internal/conform/testdata/bridges/memstore.mjs"}})
+		benches = append(benches, setup{"bridge (node memstore.mjs)", []string{"--bridge", node + " internal/conform/bridgestore/testdata/bridges/memstore.mjs"}})
 	}
 	tw = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "store\twriters\tappends/s\tappend p50\tappend p99\tread chunks/s\tread p50\tread p99\t\n")

@@ -10,11 +10,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
+	"github.com/bsadapter/bsadapter/internal/conform/memstore"
+	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
+	"github.com/bsadapter/bsadapter/internal/conform/storebench"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/report"
+	"github.com/spf13/cobra"
 )
 
 type conformOptions struct {
@@ -209,7 +212,7 @@ func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func()
 	app := opts.app
 	switch opts.store {
 	case "memory":
-		st := conform.NewMemoryStore()
+		st := memstore.New()
 		return st, func() { st.Close() }, nil
 	case "bridge":
 		ws, err := findWorkspace("fix bsadapter.json, or pass --bridge 'CMD'")
@@ -220,7 +223,7 @@ func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func()
 		if bc == nil {
 			return nil, nil, usageErr("pass --bridge 'CMD', or run inside an adapter whose bsadapter.json has bridge.command", "--store bridge needs a bridge command")
 		}
-		st, err := conform.NewBridgeStore(ctx, bc.options())
+		st, err := bridgestore.New(ctx, bc.options())
 		if err != nil {
 			return nil, nil, bc.startErr(ctx, fmt.Errorf("start the bridge: %w", err))
 		}
@@ -234,7 +237,7 @@ func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := conform.NewPGStore(ctx, srv)
+	st, err := pgstore.New(ctx, srv)
 	if err != nil {
 		srv.Close()
 		if ctx.Err() != nil {
@@ -315,7 +318,7 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 func runBench(ctx context.Context, opts *conformOptions, store conform.Store) error {
 	app := opts.app
 	fmt.Fprintf(app.Err, "bench: %s: %d appends and %d reads per level...\n", store.Name(), opts.benchAppends, opts.benchReads)
-	res, err := conform.Bench(ctx, store, conform.BenchOptions{Appends: opts.benchAppends, Reads: opts.benchReads})
+	res, err := storebench.Run(ctx, store, storebench.Options{Appends: opts.benchAppends, Reads: opts.benchReads})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -324,7 +327,7 @@ func runBench(ctx context.Context, opts *conformOptions, store conform.Store) er
 	}
 	switch opts.format {
 	case "json":
-		return report.WriteJSON(app.Out, report.NewBench(store.Name(), 64, conform.PageSize, res))
+		return report.WriteJSON(app.Out, report.NewBench(store.Name(), 64, storebench.PageSize, res))
 	case "text":
 		tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "writers\tappends/s\tappend p50\tappend p99\treads\tread chunks/s\tread p50\tread p99\t\n")

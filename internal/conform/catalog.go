@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
 )
 
 // suiteIntro says, per suite, what contract it checks and where.
@@ -57,10 +59,10 @@ skipped, with the reason, where it is missing:
 | --- | --- | --- | --- |
 | bounded read (` + "`stream_read` with `max`" + `) | yes | yes | no: the protocol's read is the live read |
 | movable clock (TTL, purge windows, stale runs) | yes: timestamps are shifted through SQL | yes | no |
-| caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | when the bridge answers ` + "`" + MethodCallers + "`" + ` |
+| caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | when the bridge answers ` + "`" + bridge.MethodStreamCallers + "`" + ` |
 | in-process store (apiVersion and name) | yes | yes | no |
 
-A bridge that offers ` + "`" + MethodCallers + "`" + ` (answering ` + "`{\"supported\": true}`" + `)
+A bridge that offers ` + "`" + bridge.MethodStreamCallers + "`" + ` (answering ` + "`{\"supported\": true}`" + `)
 receives ` + "`\"caller\": {\"role\": \"authenticated\", \"sub\": \"<uuid>\"}`" + ` or
 ` + "`{\"role\": \"anon\"}`" + ` in the params of ` + "`streamStore.read`, `status`, `cancel` and `append`" + `,
 and must answer as row-level security would for that caller.

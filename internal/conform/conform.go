@@ -4,12 +4,14 @@
 //
 // The suites are one table of cases ([Cases]). Each case has a stable ID,
 // the one-line rule it checks, a timeout and a function that exercises a
-// fresh [Subject]. A [Store] makes subjects: the in-process reference
-// implementation ([NewMemoryStore]), the blocks in PostgreSQL ([NewPGStore])
-// or an adapter's own store behind a bridge ([NewBridgeStore]). [Run] runs
-// the table against a store for the CLI; [Test] and its per-suite siblings
-// run it under go test, in the manner of testing/fstest and
-// testing/slogtest.
+// fresh [Subject]. A [Store] makes subjects; [Run] runs the table against
+// one and reports every result.
+//
+// Like testing/fstest and testing/slogtest, the kit never imports what it
+// checks: the stores are packages of their own beside it (memstore, the
+// in-process reference; pgstore, the blocks in PostgreSQL; bridgestore, an
+// adapter's own store behind a bridge), and conformtest runs the table
+// under go test, so that only tests link the testing package.
 //
 // The package returns values and errors; it never prints to a terminal.
 package conform

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/memstore"
 )
 
 // countingStore hands out memory subjects and counts them and their
@@ -46,7 +47,7 @@ func TestRunReportsEveryOutcome(t *testing.T) {
 			panic("boom")
 		}},
 	}
-	st := &countingStore{Store: conform.NewMemoryStore()}
+	st := &countingStore{Store: memstore.New()}
 	rep := conform.Run(t.Context(), st, cases, conform.Options{})
 	if len(rep.Results) != len(cases) {
 		t.Fatalf("got %d results for %d cases", len(rep.Results), len(cases))
@@ -102,7 +103,7 @@ func TestRunStopsWhenInterrupted(t *testing.T) {
 			return ctx.Err()
 		}}
 	}
-	rep := conform.Run(ctx, conform.NewMemoryStore(), cases, conform.Options{Parallel: 2})
+	rep := conform.Run(ctx, memstore.New(), cases, conform.Options{Parallel: 2})
 	if n := rep.Count(conform.Fail); n != 0 {
 		t.Errorf("interrupted cases must not be reported as failures, got %d: %v", n, rep.Failed())
 	}

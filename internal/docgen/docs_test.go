@@ -23,6 +23,8 @@ import (
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/cli"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -155,7 +157,7 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 // client: the example is a working bridge, not a sketch.
 func TestBridgeDocExampleConforms(t *testing.T) {
 	argv := exampleBridge(t)
-	store, err := conform.NewBridgeStore(t.Context(), bridge.Options{Command: argv, ClientVersion: "0.0.0-test"})
+	store, err := bridgestore.New(t.Context(), bridge.Options{Command: argv, ClientVersion: "0.0.0-test"})
 	if err != nil {
 		t.Fatalf("starting the example bridge: %v", err)
 	}
@@ -167,7 +169,7 @@ func TestBridgeDocExampleConforms(t *testing.T) {
 	if err := store.Supports(conform.SuiteStreams); err != nil {
 		t.Fatalf("the example bridge does not offer the streams suite: %v", err)
 	}
-	conform.TestStreams(t, store)
+	conformtest.Run(t, store, conform.SuiteStreams)
 }
 
 // TestEnvironmentVariablesAreDocumented finds every BSADAPTER_* variable

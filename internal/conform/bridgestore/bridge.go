@@ -1,7 +1,11 @@
-package conform
+// Package bridgestore drives an adapter's own StreamStore and run registry
+// over the bridge protocol as a conformance subject (conform --store
+// bridge): one bridge process per run, fresh ids per case.
+package bridgestore
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,19 +14,13 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/conform"
 )
 
-// MethodCallers is the optional bridge method by which a StreamStore
-// bridge says it takes the caller's identity: requests may then carry
-// "caller": {"role": "authenticated", "sub": "<uuid>"} or {"role": "anon"},
-// and the bridge answers as row-level security would for that caller.
-// A bridge without it is not checked for owner visibility.
-const MethodCallers = "streamStore.callers"
-
-// bridgeStore runs the suites against an adapter's own store over the
+// Store runs the suites against an adapter's own store over the
 // bridge protocol. One bridge process serves the whole run; subjects are
 // fresh ids on it.
-type bridgeStore struct {
+type Store struct {
 	c       *bridge.Client
 	name    string
 	callers bool
@@ -34,17 +32,17 @@ type bridgeStore struct {
 // Fatal returns the transport fault that made the bridge unusable during
 // the run (it exited, or wrote something that is not the protocol), or
 // nil. Every case after it fails; the caller should say so once.
-func (b *bridgeStore) Fatal() error {
+func (b *Store) Fatal() error {
 	if e := b.fatal.Load(); e != nil {
 		return e
 	}
 	return nil
 }
 
-// NewBridgeStore starts the bridge opts describes and returns a store
+// New starts the bridge opts describes and returns a store
 // that drives its StreamStore and run-registry methods. Suites the bridge
 // does not declare in its capabilities are reported as skipped.
-func NewBridgeStore(ctx context.Context, opts bridge.Options) (Store, error) {
+func New(ctx context.Context, opts bridge.Options) (*Store, error) {
 	if opts.Jobs == 0 {
 		// Live reads hold a request open until their stream closes; leave
 		// room for the appends and closes they wait for.
@@ -54,7 +52,7 @@ func NewBridgeStore(ctx context.Context, opts bridge.Options) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bridgeStore{c: c, name: "bridge: " + strings.Join(opts.Command, " ")}
+	b := &Store{c: c, name: "bridge: " + strings.Join(opts.Command, " ")}
 	if a := c.Adapter(); a.Name != "" {
 		b.name = "bridge: " + a.Name
 	}
@@ -62,7 +60,7 @@ func NewBridgeStore(ctx context.Context, opts bridge.Options) (Store, error) {
 		var res struct {
 			Supported bool `json:"supported"`
 		}
-		err := c.Call(ctx, MethodCallers, map[string]any{}, &res)
+		err := c.Call(ctx, bridge.MethodStreamCallers, map[string]any{}, &res)
 		var rpc *bridge.RPCError
 		switch {
 		case err == nil:
@@ -77,53 +75,53 @@ func NewBridgeStore(ctx context.Context, opts bridge.Options) (Store, error) {
 	return b, nil
 }
 
-func (b *bridgeStore) Name() string { return b.name }
+func (b *Store) Name() string { return b.name }
 
 // Client returns the bridge client, for callers that need its stderr.
-func (b *bridgeStore) Client() *bridge.Client { return b.c }
+func (b *Store) Client() *bridge.Client { return b.c }
 
-func (b *bridgeStore) Supports(suite string) error {
+func (b *Store) Supports(suite string) error {
 	caps := b.c.Capabilities()
 	switch suite {
-	case SuiteStreams:
+	case conform.SuiteStreams:
 		if !caps.StreamStore {
 			return errors.New("the bridge does not declare capabilities.streamStore")
 		}
-	case SuiteRegistry:
+	case conform.SuiteRegistry:
 		if !caps.RunRegistry {
 			return errors.New("the bridge does not declare capabilities.runRegistry")
 		}
-	case SuiteChat:
+	case conform.SuiteChat:
 		return errors.New("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
 	}
 	return nil
 }
 
-func (b *bridgeStore) NewSubject(_ context.Context, c *Case) (*Subject, func(), error) {
-	s := &Subject{Prefix: fmt.Sprintf("conform-%s-%d", newUUID()[:8], b.n.Add(1))}
+func (b *Store) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject, func(), error) {
+	s := &conform.Subject{Prefix: fmt.Sprintf("conform-%s-%d", strings.ToLower(rand.Text()[:8]), b.n.Add(1))}
 	switch c.Suite {
-	case SuiteStreams:
+	case conform.SuiteStreams:
 		if b.callers {
 			s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
 		} else {
 			s.Streams = bridgeStreams{b, nil}
 		}
-	case SuiteRegistry:
+	case conform.SuiteRegistry:
 		s.Registry = bridgeRegistry{b}
 	}
 	return s, func() {}, nil
 }
 
-func (b *bridgeStore) Close() error { return b.c.Close() }
+func (b *Store) Close() error { return b.c.Close() }
 
 // call sends a request with the default timeout (see callTimeout).
-func (b *bridgeStore) call(ctx context.Context, method string, params, result any) error {
+func (b *Store) call(ctx context.Context, method string, params, result any) error {
 	return b.callTimeout(ctx, 0, method, params, result)
 }
 
 // callTimeout sends a request and maps the bridge's answer onto the
 // contract's errors, remembering a fault that leaves the bridge unusable.
-func (b *bridgeStore) callTimeout(ctx context.Context, timeout time.Duration, method string, params, result any) error {
+func (b *Store) callTimeout(ctx context.Context, timeout time.Duration, method string, params, result any) error {
 	var err error
 	if timeout > 0 {
 		err = b.c.CallTimeout(ctx, timeout, method, params, result)
@@ -132,7 +130,7 @@ func (b *bridgeStore) callTimeout(ctx context.Context, timeout time.Duration, me
 	}
 	var rpc *bridge.RPCError
 	if errors.As(err, &rpc) {
-		return &StoreError{Hint: rpc.Hint(), Message: rpc.Error()}
+		return &conform.StoreError{Hint: rpc.Hint(), Message: rpc.Error()}
 	}
 	var te *bridge.TransportError
 	if errors.As(err, &te) && te.Fatal() && te.Kind != bridge.FaultClosed {
@@ -142,14 +140,14 @@ func (b *bridgeStore) callTimeout(ctx context.Context, timeout time.Duration, me
 }
 
 type bridgeStreams struct {
-	b      *bridgeStore
-	caller *Caller
+	b      *Store
+	caller *conform.Caller
 }
 
 // bridgeCallerStreams is a bridgeStreams whose bridge takes callers.
 type bridgeCallerStreams struct{ bridgeStreams }
 
-func (b bridgeCallerStreams) As(c Caller) StreamView {
+func (b bridgeCallerStreams) As(c conform.Caller) conform.StreamView {
 	return bridgeStreams{b.b, &c}
 }
 
@@ -160,7 +158,7 @@ func (b bridgeStreams) params(p map[string]any) map[string]any {
 	return p
 }
 
-func (b bridgeStreams) Open(ctx context.Context, id string, o OpenOptions) (bool, error) {
+func (b bridgeStreams) Open(ctx context.Context, id string, o conform.OpenOptions) (bool, error) {
 	opts := map[string]any{}
 	if o.Owner != "" {
 		opts["owner"] = o.Owner
@@ -177,21 +175,21 @@ func (b bridgeStreams) Open(ctx context.Context, id string, o OpenOptions) (bool
 	var res struct {
 		Created bool `json:"created"`
 	}
-	err := b.b.call(ctx, "streamStore.open", map[string]any{"id": id, "options": opts}, &res)
+	err := b.b.call(ctx, bridge.MethodStreamOpen, map[string]any{"id": id, "options": opts}, &res)
 	return res.Created, err
 }
 
-func (b bridgeStreams) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
+func (b bridgeStreams) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
 	if chunks == nil {
 		chunks = []string{}
 	}
-	var res AppendResult
-	err := b.b.call(ctx, "streamStore.append", b.params(map[string]any{"id": id, "fromIdx": from, "chunks": chunks}), &res)
+	var res conform.AppendResult
+	err := b.b.call(ctx, bridge.MethodStreamAppend, b.params(map[string]any{"id": id, "fromIdx": from, "chunks": chunks}), &res)
 	return res, err
 }
 
 func (b bridgeStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
-	wait := DefaultTimeout
+	wait := conform.DefaultTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		wait = time.Until(dl) - 100*time.Millisecond
 	}
@@ -199,7 +197,7 @@ func (b bridgeStreams) ReadAll(ctx context.Context, id string, from int) ([]stri
 	var res struct {
 		Chunks []string `json:"chunks"`
 	}
-	err := b.b.callTimeout(ctx, wait+time.Second, "streamStore.read",
+	err := b.b.callTimeout(ctx, wait+time.Second, bridge.MethodStreamRead,
 		b.params(map[string]any{"id": id, "fromIdx": from, "timeoutMs": wait.Milliseconds()}), &res)
 	if err == nil && res.Chunks == nil {
 		res.Chunks = []string{}
@@ -207,11 +205,11 @@ func (b bridgeStreams) ReadAll(ctx context.Context, id string, from int) ([]stri
 	return res.Chunks, err
 }
 
-func (b bridgeStreams) Status(ctx context.Context, id string) (*StreamStatus, error) {
+func (b bridgeStreams) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
 	var res struct {
-		Status *StreamStatus `json:"status"`
+		Status *conform.StreamStatus `json:"status"`
 	}
-	err := b.b.call(ctx, "streamStore.status", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, bridge.MethodStreamStatus, b.params(map[string]any{"id": id}), &res)
 	return res.Status, err
 }
 
@@ -219,7 +217,7 @@ func (b bridgeStreams) IsCancelled(ctx context.Context, id string) (bool, error)
 	var res struct {
 		Cancelled bool `json:"cancelled"`
 	}
-	err := b.b.call(ctx, "streamStore.isCancelled", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, bridge.MethodStreamIsCancelled, b.params(map[string]any{"id": id}), &res)
 	return res.Cancelled, err
 }
 
@@ -227,7 +225,7 @@ func (b bridgeStreams) Close(ctx context.Context, id string) (bool, error) {
 	var res struct {
 		Closed bool `json:"closed"`
 	}
-	err := b.b.call(ctx, "streamStore.close", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, bridge.MethodStreamClose, b.params(map[string]any{"id": id}), &res)
 	return res.Closed, err
 }
 
@@ -235,7 +233,7 @@ func (b bridgeStreams) Cancel(ctx context.Context, id string) (bool, error) {
 	var res struct {
 		Cancelled bool `json:"cancelled"`
 	}
-	err := b.b.call(ctx, "streamStore.cancel", b.params(map[string]any{"id": id}), &res)
+	err := b.b.call(ctx, bridge.MethodStreamCancel, b.params(map[string]any{"id": id}), &res)
 	return res.Cancelled, err
 }
 
@@ -247,19 +245,19 @@ func (b bridgeStreams) Purge(ctx context.Context, olderThan time.Duration) (int,
 	var res struct {
 		Purged int `json:"purged"`
 	}
-	err := b.b.call(ctx, "streamStore.purge", p, &res)
+	err := b.b.call(ctx, bridge.MethodStreamPurge, p, &res)
 	return res.Purged, err
 }
 
-type bridgeRegistry struct{ b *bridgeStore }
+type bridgeRegistry struct{ b *Store }
 
 // decodeRun decodes a run from raw JSON with plain float64 numbers, as
 // the other stores produce them.
-func decodeRun(raw json.RawMessage) (*WorkflowRun, error) {
+func decodeRun(raw json.RawMessage) (*conform.WorkflowRun, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var r WorkflowRun
+	var r conform.WorkflowRun
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("the bridge answered with a run that does not decode: %w", err)
 	}
@@ -269,32 +267,32 @@ func decodeRun(raw json.RawMessage) (*WorkflowRun, error) {
 	return &r, nil
 }
 
-func (b bridgeRegistry) Record(ctx context.Context, r RunRecord) (string, error) {
+func (b bridgeRegistry) Record(ctx context.Context, r conform.RunRecord) (string, error) {
 	var res struct {
 		ID string `json:"id"`
 	}
-	err := b.b.call(ctx, "runRegistry.record", map[string]any{"run": r}, &res)
+	err := b.b.call(ctx, bridge.MethodRunRecord, map[string]any{"run": r}, &res)
 	return res.ID, err
 }
 
-func (b bridgeRegistry) Get(ctx context.Context, ref string) (*WorkflowRun, error) {
+func (b bridgeRegistry) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
 	var res struct {
 		Run json.RawMessage `json:"run"`
 	}
-	if err := b.b.call(ctx, "runRegistry.get", map[string]any{"run": ref}, &res); err != nil {
+	if err := b.b.call(ctx, bridge.MethodRunGet, map[string]any{"run": ref}, &res); err != nil {
 		return nil, err
 	}
 	return decodeRun(res.Run)
 }
 
-func (b bridgeRegistry) List(ctx context.Context, f RunFilter) ([]WorkflowRun, error) {
+func (b bridgeRegistry) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
 	var res struct {
 		Runs []json.RawMessage `json:"runs"`
 	}
-	if err := b.b.call(ctx, "runRegistry.list", f, &res); err != nil {
+	if err := b.b.call(ctx, bridge.MethodRunList, f, &res); err != nil {
 		return nil, err
 	}
-	out := []WorkflowRun{}
+	out := []conform.WorkflowRun{}
 	for _, raw := range res.Runs {
 		r, err := decodeRun(raw)
 		if err != nil {
@@ -307,11 +305,11 @@ func (b bridgeRegistry) List(ctx context.Context, f RunFilter) ([]WorkflowRun, e
 	return out, nil
 }
 
-func (b bridgeRegistry) RequestCancel(ctx context.Context, ref string) (*WorkflowRun, error) {
+func (b bridgeRegistry) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
 	var res struct {
 		Run json.RawMessage `json:"run"`
 	}
-	if err := b.b.call(ctx, "runRegistry.requestCancel", map[string]any{"run": ref}, &res); err != nil {
+	if err := b.b.call(ctx, bridge.MethodRunRequestCancel, map[string]any{"run": ref}, &res); err != nil {
 		return nil, err
 	}
 	return decodeRun(res.Run)
@@ -328,6 +326,6 @@ func (b bridgeRegistry) Purge(ctx context.Context, olderThan time.Duration, batc
 	var res struct {
 		Purged int `json:"purged"`
 	}
-	err := b.b.call(ctx, "runRegistry.purge", p, &res)
+	err := b.b.call(ctx, bridge.MethodRunPurge, p, &res)
 	return res.Purged, err
 }

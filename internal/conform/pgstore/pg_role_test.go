@@ -1,4 +1,4 @@
-package conform_test
+package pgstore_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -37,7 +39,7 @@ func TestPGStoreAsNonSuperuser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect as %s: %v", role, err)
 	}
-	st, err := conform.NewPGStore(t.Context(), plain)
+	st, err := pgstore.New(t.Context(), plain)
 	if err != nil {
 		plain.Close()
 		t.Fatalf("prepare the pg store as %s: %v", role, err)
@@ -49,7 +51,7 @@ func TestPGStoreAsNonSuperuser(t *testing.T) {
 	if err := plain.Close(); err != nil {
 		t.Error(err)
 	}
-	if f := failureText(rep); f != "" || rep.Count(conform.Pass) != len(rep.Results) {
+	if f := conformtest.Failures(rep); f != "" || rep.Count(conform.Pass) != len(rep.Results) {
 		t.Errorf("as a plain role, %d of %d passed:\n%s", rep.Count(conform.Pass), len(rep.Results), f)
 	}
 	// Whatever the role's run created must be gone before the role goes.

@@ -1,4 +1,9 @@
-package conform
+// Package memstore is the in-process reference implementation of the
+// contracts internal/conform checks: the StreamStore, the run registry and
+// chat storage, exactly as contracts.md describes them. Every case of every
+// suite passes against it, which is what proves the suites; it is also the
+// instant store when no database is wanted (conform --store memory).
+package memstore
 
 import (
 	"context"
@@ -6,37 +11,39 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
 )
 
 // memoryStore is the in-process reference implementation of the three
 // contracts. Every subject gets state of its own, so cases never meet.
 type memoryStore struct{ n atomic.Int64 }
 
-// NewMemoryStore returns the in-process reference store. It proves the
+// New returns the in-process reference store. It proves the
 // suites themselves (every case passes against it) and is the instant
 // option when no database is wanted.
-func NewMemoryStore() Store { return &memoryStore{} }
+func New() conform.Store { return &memoryStore{} }
 
 func (m *memoryStore) Name() string          { return "memory" }
 func (m *memoryStore) Supports(string) error { return nil }
 func (m *memoryStore) Close() error          { return nil }
-func (m *memoryStore) NewSubject(_ context.Context, c *Case) (*Subject, func(), error) {
-	s := &Subject{Prefix: fmt.Sprintf("mem%d", m.n.Add(1))}
-	streams := NewMemoryStreams()
+func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject, func(), error) {
+	s := &conform.Subject{Prefix: fmt.Sprintf("mem%d", m.n.Add(1))}
+	streams := NewStreams()
 	switch c.Suite {
-	case SuiteStreams:
+	case conform.SuiteStreams:
 		s.Streams = streams
-	case SuiteRegistry:
-		s.Registry = NewMemoryRegistry()
-	case SuiteChat:
+	case conform.SuiteRegistry:
+		s.Registry = NewRegistry()
+	case conform.SuiteChat:
 		s.Chat = newMemoryChat(streams)
 	}
 	return s, func() {}, nil
 }
 
-// MemoryStreams is the reference StreamStore: it implements StreamStore,
+// Streams is the reference StreamStore: it implements StreamStore,
 // StreamPager, StreamCallers and StreamAger exactly as the contract says.
-type MemoryStreams struct {
+type Streams struct {
 	mu      sync.Mutex
 	streams map[string]*memStream
 }
@@ -52,14 +59,14 @@ type memStream struct {
 	changed chan struct{}
 }
 
-// NewMemoryStreams returns an empty reference StreamStore.
-func NewMemoryStreams() *MemoryStreams { return &MemoryStreams{streams: map[string]*memStream{}} }
+// NewStreams returns an empty reference StreamStore.
+func NewStreams() *Streams { return &Streams{streams: map[string]*memStream{}} }
 
 // APIVersion is the TS interface's apiVersion.
-func (m *MemoryStreams) APIVersion() int { return 1 }
+func (m *Streams) APIVersion() int { return 1 }
 
 // StoreName is the TS interface's name.
-func (m *MemoryStreams) StoreName() string { return "memory" }
+func (m *Streams) StoreName() string { return "memory" }
 
 func (st *memStream) touch() {
 	close(st.changed)
@@ -67,9 +74,9 @@ func (st *memStream) touch() {
 }
 
 // Open creates a stream unless the id exists.
-func (m *MemoryStreams) Open(_ context.Context, id string, o OpenOptions) (bool, error) {
+func (m *Streams) Open(_ context.Context, id string, o conform.OpenOptions) (bool, error) {
 	if len(id) < 1 || len(id) > 200 {
-		return false, &StoreError{Message: "stream id must have 1 to 200 characters", SQLState: "23514"}
+		return false, &conform.StoreError{Message: "stream id must have 1 to 200 characters", SQLState: "23514"}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -90,29 +97,29 @@ func (m *MemoryStreams) Open(_ context.Context, id string, o OpenOptions) (bool,
 }
 
 // Append stores chunks from index from; indexes already stored are kept.
-func (m *MemoryStreams) Append(_ context.Context, id string, from int, chunks []string) (AppendResult, error) {
+func (m *Streams) Append(_ context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
 	if !ok {
-		return AppendResult{}, &StoreError{Hint: HintStreamNotFound, SQLState: "P0002", Message: "stream " + id + " not found"}
+		return conform.AppendResult{}, &conform.StoreError{Hint: conform.HintStreamNotFound, SQLState: "P0002", Message: "stream " + id + " not found"}
 	}
 	if st.closedAt != nil {
-		return AppendResult{}, &StoreError{Hint: HintStreamClosed, SQLState: "P0001", Message: "stream " + id + " is closed"}
+		return conform.AppendResult{}, &conform.StoreError{Hint: conform.HintStreamClosed, SQLState: "P0001", Message: "stream " + id + " is closed"}
 	}
 	if from < 0 || from > len(st.chunks) {
-		return AppendResult{}, &StoreError{Hint: HintStreamGap, SQLState: "P0001", Message: fmt.Sprintf("append at %d but next is %d", from, len(st.chunks))}
+		return conform.AppendResult{}, &conform.StoreError{Hint: conform.HintStreamGap, SQLState: "P0001", Message: fmt.Sprintf("append at %d but next is %d", from, len(st.chunks))}
 	}
 	if end := from + len(chunks); end > len(st.chunks) {
 		st.chunks = append(st.chunks, chunks[len(st.chunks)-from:]...)
 		st.touch()
 	}
-	return AppendResult{Next: len(st.chunks), Cancelled: st.cancelledAt != nil}, nil
+	return conform.AppendResult{Next: len(st.chunks), Cancelled: st.cancelledAt != nil}, nil
 }
 
 // ReadAll waits until the stream is closed and returns its chunks from
 // from; a missing stream reads empty at once.
-func (m *MemoryStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+func (m *Streams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
 	from = max(from, 0)
 	for {
 		m.mu.Lock()
@@ -134,32 +141,32 @@ func (m *MemoryStreams) ReadAll(ctx context.Context, id string, from int) ([]str
 		select {
 		case <-wake:
 		case <-ctx.Done():
-			return nil, &StoreError{Hint: HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
+			return nil, &conform.StoreError{Hint: conform.HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
 		}
 	}
 }
 
 // ReadPage is the bounded read of stream_read, as the service role.
-func (m *MemoryStreams) ReadPage(ctx context.Context, id string, from, limit int) (Page, error) {
-	return m.readPage(Caller{}, id, from, limit), nil
+func (m *Streams) ReadPage(ctx context.Context, id string, from, limit int) (conform.Page, error) {
+	return m.readPage(conform.Caller{}, id, from, limit), nil
 }
 
-func (m *MemoryStreams) visible(c Caller, st *memStream) bool {
+func (m *Streams) visible(c conform.Caller, st *memStream) bool {
 	switch c.Role {
-	case "", RoleService:
+	case "", conform.RoleService:
 		return true
-	case RoleAuthenticated:
+	case conform.RoleAuthenticated:
 		return st.owner != "" && st.owner == c.Sub
 	}
 	return false
 }
 
-func (m *MemoryStreams) readPage(c Caller, id string, from, limit int) Page {
+func (m *Streams) readPage(c conform.Caller, id string, from, limit int) conform.Page {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
 	if !ok || !m.visible(c, st) {
-		return Page{Chunks: []string{}, Next: max(from, 0), Done: true}
+		return conform.Page{Chunks: []string{}, Next: max(from, 0), Done: true}
 	}
 	from = max(from, 0)
 	limit = min(max(limit, 0), 10000)
@@ -168,32 +175,32 @@ func (m *MemoryStreams) readPage(c Caller, id string, from, limit int) Page {
 		out = append(out, st.chunks[from:min(len(st.chunks), from+limit)]...)
 	}
 	next := from + len(out)
-	return Page{Found: true, Chunks: out, Next: next, Done: st.closedAt != nil && next >= len(st.chunks), Cancelled: st.cancelledAt != nil}
+	return conform.Page{Found: true, Chunks: out, Next: next, Done: st.closedAt != nil && next >= len(st.chunks), Cancelled: st.cancelledAt != nil}
 }
 
 // Status reports a stream's state, nil when missing.
-func (m *MemoryStreams) Status(_ context.Context, id string) (*StreamStatus, error) {
-	return m.status(Caller{}, id), nil
+func (m *Streams) Status(_ context.Context, id string) (*conform.StreamStatus, error) {
+	return m.status(conform.Caller{}, id), nil
 }
 
-func (m *MemoryStreams) status(c Caller, id string) *StreamStatus {
+func (m *Streams) status(c conform.Caller, id string) *conform.StreamStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
 	if !ok || !m.visible(c, st) {
 		return nil
 	}
-	return &StreamStatus{Next: len(st.chunks), Closed: st.closedAt != nil, Cancelled: st.cancelledAt != nil}
+	return &conform.StreamStatus{Next: len(st.chunks), Closed: st.closedAt != nil, Cancelled: st.cancelledAt != nil}
 }
 
 // IsCancelled reports the cancel flag, false for a missing stream.
-func (m *MemoryStreams) IsCancelled(ctx context.Context, id string) (bool, error) {
-	s := m.status(Caller{}, id)
+func (m *Streams) IsCancelled(ctx context.Context, id string) (bool, error) {
+	s := m.status(conform.Caller{}, id)
 	return s != nil && s.Cancelled, nil
 }
 
 // Close closes an open stream.
-func (m *MemoryStreams) Close(_ context.Context, id string) (bool, error) {
+func (m *Streams) Close(_ context.Context, id string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -207,11 +214,11 @@ func (m *MemoryStreams) Close(_ context.Context, id string) (bool, error) {
 }
 
 // Cancel sets the cancel flag of an open, uncancelled stream.
-func (m *MemoryStreams) Cancel(_ context.Context, id string) (bool, error) {
-	return m.cancel(Caller{}, id), nil
+func (m *Streams) Cancel(_ context.Context, id string) (bool, error) {
+	return m.cancel(conform.Caller{}, id), nil
 }
 
-func (m *MemoryStreams) cancel(c Caller, id string) bool {
+func (m *Streams) cancel(c conform.Caller, id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -226,7 +233,7 @@ func (m *MemoryStreams) cancel(c Caller, id string) bool {
 
 // Purge deletes streams that expired or were closed longer ago than
 // olderThan (zero: one day).
-func (m *MemoryStreams) Purge(_ context.Context, olderThan time.Duration) (int, error) {
+func (m *Streams) Purge(_ context.Context, olderThan time.Duration) (int, error) {
 	if olderThan <= 0 {
 		olderThan = 24 * time.Hour
 	}
@@ -248,7 +255,7 @@ func (m *MemoryStreams) Purge(_ context.Context, olderThan time.Duration) (int, 
 }
 
 // AgeStream moves every timestamp of stream id back by d.
-func (m *MemoryStreams) AgeStream(_ context.Context, id string, d time.Duration) error {
+func (m *Streams) AgeStream(_ context.Context, id string, d time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -266,11 +273,11 @@ func (m *MemoryStreams) AgeStream(_ context.Context, id string, d time.Duration)
 }
 
 // As returns what caller c may do with the streams.
-func (m *MemoryStreams) As(c Caller) StreamView { return memView{m, c} }
+func (m *Streams) As(c conform.Caller) conform.StreamView { return memView{m, c} }
 
 type memView struct {
-	m *MemoryStreams
-	c Caller
+	m *Streams
+	c conform.Caller
 }
 
 func (v memView) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
@@ -280,15 +287,15 @@ func (v memView) ReadAll(ctx context.Context, id string, from int) ([]string, er
 	return v.m.ReadAll(ctx, id, from)
 }
 
-func (v memView) Status(_ context.Context, id string) (*StreamStatus, error) {
+func (v memView) Status(_ context.Context, id string) (*conform.StreamStatus, error) {
 	return v.m.status(v.c, id), nil
 }
 
 func (v memView) Cancel(_ context.Context, id string) (bool, error) { return v.m.cancel(v.c, id), nil }
 
-func (v memView) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
-	if v.c.Role != "" && v.c.Role != RoleService {
-		return AppendResult{}, &StoreError{Hint: HintPermissionDenied, SQLState: "42501", Message: "only the service role may append"}
+func (v memView) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
+	if v.c.Role != "" && v.c.Role != conform.RoleService {
+		return conform.AppendResult{}, &conform.StoreError{Hint: conform.HintPermissionDenied, SQLState: "42501", Message: "only the service role may append"}
 	}
 	return v.m.Append(ctx, id, from, chunks)
 }

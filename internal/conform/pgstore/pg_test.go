@@ -1,4 +1,4 @@
-package conform_test
+package pgstore_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -16,7 +18,7 @@ import (
 // suite, called with a real caller's rights.
 func TestPGStore(t *testing.T) {
 	srv := pgtest.Server(t)
-	st, err := conform.NewPGStore(t.Context(), srv)
+	st, err := pgstore.New(t.Context(), srv)
 	if err != nil {
 		t.Fatalf("prepare the pg store: %v", err)
 	}
@@ -30,7 +32,7 @@ func TestPGStore(t *testing.T) {
 			t.Errorf("the pg store must run every suite, but %s: %v", suite, err)
 		}
 	}
-	conform.Test(t, st)
+	conformtest.Run(t, st)
 }
 
 // databases lists the server's databases.
@@ -60,7 +62,7 @@ func TestPGStoreLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := databases(t, srv)
-	st, err := conform.NewPGStore(t.Context(), srv)
+	st, err := pgstore.New(t.Context(), srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestPGStoreLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := conform.Run(t.Context(), st, cases, conform.Options{Parallel: 4})
-	if f := failureText(rep); f != "" || rep.Count(conform.Pass) != len(cases) {
+	if f := conformtest.Failures(rep); f != "" || rep.Count(conform.Pass) != len(cases) {
 		t.Errorf("%d of %d passed:\n%s", rep.Count(conform.Pass), len(cases), f)
 	}
 	during := databases(t, srv)

@@ -1,4 +1,4 @@
-package conform
+package memstore
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
 )
 
 // memoryChat is the reference chat storage: a message tree per chat, the
 // chat's leaf, and one active answer stream with its run.
 type memoryChat struct {
 	mu      sync.Mutex
-	streams *MemoryStreams
+	streams *Streams
 	chats   map[string]*memChat
 	runs    map[string]*memRun
 	seq     int
@@ -44,11 +46,11 @@ type memRun struct {
 	startedAt            time.Time
 }
 
-func newMemoryChat(streams *MemoryStreams) *memoryChat {
+func newMemoryChat(streams *Streams) *memoryChat {
 	return &memoryChat{streams: streams, chats: map[string]*memChat{}, runs: map[string]*memRun{}}
 }
 
-func (m *memoryChat) Streams() StreamStore { return m.streams }
+func (m *memoryChat) Streams() conform.StreamStore { return m.streams }
 
 func (m *memoryChat) NewChat(_ context.Context, owner string) (string, error) {
 	m.mu.Lock()
@@ -61,7 +63,7 @@ func (m *memoryChat) NewChat(_ context.Context, owner string) (string, error) {
 func (m *memoryChat) chat(id string) (*memChat, error) {
 	c, ok := m.chats[id]
 	if !ok {
-		return nil, &StoreError{SQLState: "P0002", Message: "chat " + id + " not found"}
+		return nil, &conform.StoreError{SQLState: "P0002", Message: "chat " + id + " not found"}
 	}
 	return c, nil
 }
@@ -76,44 +78,44 @@ func sameParts(a, b []json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg Message, o UserOptions) (MessageResult, error) {
+func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg conform.Message, o conform.UserOptions) (conform.MessageResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
 	if err != nil {
-		return MessageResult{}, err
+		return conform.MessageResult{}, err
 	}
 	id := msg.ID
 	if o.MessageID != "" {
 		id = o.MessageID
 	}
 	if msg.Role != "user" || id == "" || msg.Parts == nil {
-		return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "a user message needs role user, an id and a parts array"}
+		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "a user message needs role user, an id and a parts array"}
 	}
 	if o.Trigger == "regenerate-message" {
 		if old, ok := c.messages[id]; ok {
 			c.leaf = old.id
 		}
-		return MessageResult{MessageID: id, ParentID: m.parentOf(c, id), Created: false}, nil
+		return conform.MessageResult{MessageID: id, ParentID: m.parentOf(c, id), Created: false}, nil
 	}
 	if old, ok := c.messages[id]; ok {
 		if old.role != "user" {
-			return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "message " + id + " is a " + old.role + " message, not a user message"}
+			return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "message " + id + " is a " + old.role + " message, not a user message"}
 		}
 		if sameParts(old.parts, msg.Parts) {
-			return MessageResult{MessageID: id, ParentID: optional(old.parent), Created: false}, nil
+			return conform.MessageResult{MessageID: id, ParentID: optional(old.parent), Created: false}, nil
 		}
 		m.seq++
 		edit := &memMessage{id: fmt.Sprintf("%s~%d", id, m.seq), parent: old.parent, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
 		c.messages[edit.id] = edit
 		c.leaf = edit.id
-		return MessageResult{MessageID: edit.id, ParentID: optional(edit.parent), Created: true}, nil
+		return conform.MessageResult{MessageID: edit.id, ParentID: optional(edit.parent), Created: true}, nil
 	}
 	m.seq++
 	nm := &memMessage{id: id, parent: c.leaf, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
 	c.messages[id] = nm
 	c.leaf = id
-	return MessageResult{MessageID: id, ParentID: optional(nm.parent), Created: true}, nil
+	return conform.MessageResult{MessageID: id, ParentID: optional(nm.parent), Created: true}, nil
 }
 
 func (m *memoryChat) parentOf(c *memChat, id string) *string {
@@ -130,19 +132,19 @@ func optional(s string) *string {
 	return &s
 }
 
-func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg Message, o AssistantOptions) (MessageResult, error) {
+func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg conform.Message, o conform.AssistantOptions) (conform.MessageResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
 	if err != nil {
-		return MessageResult{}, err
+		return conform.MessageResult{}, err
 	}
 	status := o.Status
 	if status == "" {
 		status = "complete"
 	}
 	if !slices.Contains([]string{"complete", "aborted", "error"}, status) || msg.ID == "" || msg.Parts == nil {
-		return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "invalid assistant message"}
+		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "invalid assistant message"}
 	}
 	format := o.Format
 	if format == "" {
@@ -154,24 +156,24 @@ func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg Message
 	}
 	if old, ok := c.messages[msg.ID]; ok {
 		if old.role != "assistant" {
-			return MessageResult{}, &StoreError{Hint: HintMessageInvalid, SQLState: "22023", Message: "message " + msg.ID + " is not an assistant message; an answer needs an id of its own"}
+			return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "message " + msg.ID + " is not an assistant message; an answer needs an id of its own"}
 		}
 		old.parts, old.metadata, old.format, old.native, old.status, old.model = msg.Parts, msg.Metadata, format, o.Native, status, model
 		c.leaf = old.id
-		return MessageResult{MessageID: old.id, ParentID: optional(old.parent), Created: false}, nil
+		return conform.MessageResult{MessageID: old.id, ParentID: optional(old.parent), Created: false}, nil
 	}
 	if o.ParentID != "" {
 		if _, ok := c.messages[o.ParentID]; !ok {
-			return MessageResult{}, &StoreError{SQLState: "23503", Message: "parent " + o.ParentID + " is not a message of this chat"}
+			return conform.MessageResult{}, &conform.StoreError{SQLState: "23503", Message: "parent " + o.ParentID + " is not a message of this chat"}
 		}
 	}
 	m.seq++
 	c.messages[msg.ID] = &memMessage{id: msg.ID, parent: o.ParentID, role: "assistant", parts: msg.Parts, metadata: msg.Metadata, format: format, native: o.Native, model: model, status: status, seq: m.seq}
 	c.leaf = msg.ID
-	return MessageResult{MessageID: msg.ID, ParentID: optional(o.ParentID), Created: true}, nil
+	return conform.MessageResult{MessageID: msg.ID, ParentID: optional(o.ParentID), Created: true}, nil
 }
 
-func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) ([]PathEntry, error) {
+func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) ([]conform.PathEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
@@ -181,7 +183,7 @@ func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) (
 	if leaf == "" {
 		leaf = c.leaf
 	}
-	out := []PathEntry{}
+	out := []conform.PathEntry{}
 	for id := leaf; id != ""; {
 		msg, ok := c.messages[id]
 		if !ok {
@@ -194,7 +196,7 @@ func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) (
 			}
 		}
 		slices.SortFunc(sibs, func(a, b *memMessage) int { return a.seq - b.seq })
-		e := PathEntry{ID: msg.id, ParentID: optional(msg.parent), Role: msg.role, Parts: msg.parts, Metadata: msg.metadata, Format: msg.format,
+		e := conform.PathEntry{ID: msg.id, ParentID: optional(msg.parent), Role: msg.role, Parts: msg.parts, Metadata: msg.metadata, Format: msg.format,
 			Model: msg.model, Status: msg.status, SiblingCount: len(sibs), SiblingIndex: slices.Index(sibs, msg)}
 		if native {
 			e.Native = msg.native
@@ -215,20 +217,20 @@ func (m *memoryChat) active(r *memRun) bool {
 	return st == nil || !st.Closed
 }
 
-func (m *memoryChat) Claim(_ context.Context, chatID, stream string, o ClaimOptions) (ClaimResult, error) {
+func (m *memoryChat) Claim(_ context.Context, chatID, stream string, o conform.ClaimOptions) (conform.ClaimResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
 	if err != nil {
-		return ClaimResult{}, err
+		return conform.ClaimResult{}, err
 	}
 	if c.activeStream == stream && c.activeRun != "" && m.active(m.runs[c.activeRun]) {
-		return ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(c.activeRun)}, nil
+		return conform.ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(c.activeRun)}, nil
 	}
 	if c.activeRun != "" {
 		old := m.runs[c.activeRun]
 		if m.active(old) {
-			return ClaimResult{Claimed: false, StreamID: optional(c.activeStream), RunID: optional(c.activeRun)}, nil
+			return conform.ClaimResult{Claimed: false, StreamID: optional(c.activeStream), RunID: optional(c.activeRun)}, nil
 		}
 		if !terminal(old.status) {
 			old.status = "cancelled"
@@ -237,16 +239,16 @@ func (m *memoryChat) Claim(_ context.Context, chatID, stream string, o ClaimOpti
 	id := newUUID()
 	m.runs[id] = &memRun{chat: chatID, stream: stream, status: "running", startedAt: time.Now()}
 	c.activeStream, c.activeRun = stream, id
-	return ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(id)}, nil
+	return conform.ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(id)}, nil
 }
 
-func (m *memoryChat) Release(_ context.Context, chatID, stream string, o ReleaseOptions) (bool, error) {
+func (m *memoryChat) Release(_ context.Context, chatID, stream string, o conform.ReleaseOptions) (bool, error) {
 	status := o.Status
 	if status == "" {
 		status = "completed"
 	}
 	if !terminal(status) {
-		return false, &StoreError{Hint: HintRunInvalid, SQLState: "22023", Message: "release status must be completed, failed or cancelled"}
+		return false, &conform.StoreError{Hint: conform.HintRunInvalid, SQLState: "22023", Message: "release status must be completed, failed or cancelled"}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -266,7 +268,7 @@ func (m *memoryChat) Release(_ context.Context, chatID, stream string, o Release
 	return true, nil
 }
 
-func (m *memoryChat) Stop(ctx context.Context, chatID string) (*StopResult, error) {
+func (m *memoryChat) Stop(ctx context.Context, chatID string) (*conform.StopResult, error) {
 	m.mu.Lock()
 	c, err := m.chat(chatID)
 	if err != nil {
@@ -279,7 +281,7 @@ func (m *memoryChat) Stop(ctx context.Context, chatID string) (*StopResult, erro
 	}
 	r := m.runs[c.activeRun]
 	r.status = "cancel_requested"
-	res := &StopResult{StreamID: c.activeStream, RunID: c.activeRun}
+	res := &conform.StopResult{StreamID: c.activeStream, RunID: c.activeRun}
 	m.mu.Unlock()
 	if _, err := m.streams.Cancel(ctx, res.StreamID); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package conform_test
+package pgstore_test
 
 import (
 	"os"

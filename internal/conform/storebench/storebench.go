@@ -1,4 +1,8 @@
-package conform
+// Package storebench measures a conformance store's StreamStore (conform
+// --bench): append throughput and latency with concurrent writers, then
+// read throughput and latency with as many readers. It drives any
+// conform.Store, as the suites do, and imports none of them.
+package storebench
 
 import (
 	"context"
@@ -8,10 +12,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
 )
 
-// BenchOptions size a store benchmark.
-type BenchOptions struct {
+// Options size a store benchmark.
+type Options struct {
 	// Writers lists the concurrency levels to measure (default 1 and 8).
 	Writers []int
 	// Appends is the number of appends per level, shared by its writers
@@ -27,8 +33,8 @@ type BenchOptions struct {
 // PageSize is the number of chunks each benchmark read returns.
 const PageSize = 100
 
-// BenchResult is what one concurrency level measured.
-type BenchResult struct {
+// Result is what one concurrency level measured.
+type Result struct {
 	Writers        int           `json:"writers"`
 	Appends        int           `json:"appends"`
 	AppendsPerSec  float64       `json:"appendsPerSec"`
@@ -50,11 +56,11 @@ func percentile(d []time.Duration, p float64) time.Duration {
 	return s[min(max(i, 0), len(s)-1)]
 }
 
-// Bench measures store's StreamStore: append throughput and latency with
+// Run measures store's StreamStore: append throughput and latency with
 // each number of concurrent writers (each writing its own stream), then
 // read throughput and latency with as many concurrent readers.
-func Bench(ctx context.Context, store Store, o BenchOptions) ([]BenchResult, error) {
-	if err := store.Supports(SuiteStreams); err != nil {
+func Run(ctx context.Context, store conform.Store, o Options) ([]Result, error) {
+	if err := store.Supports(conform.SuiteStreams); err != nil {
 		return nil, fmt.Errorf("the store cannot be benchmarked: %w", err)
 	}
 	if len(o.Writers) == 0 {
@@ -70,9 +76,9 @@ func Bench(ctx context.Context, store Store, o BenchOptions) ([]BenchResult, err
 		o.ChunkBytes = 64
 	}
 	chunk := strings.Repeat("x", o.ChunkBytes)
-	var out []BenchResult
+	var out []Result
 	for _, w := range o.Writers {
-		subj, release, err := store.NewSubject(ctx, &Case{ID: "bench", Suite: SuiteStreams})
+		subj, release, err := store.NewSubject(ctx, &conform.Case{ID: "bench", Suite: conform.SuiteStreams})
 		if err != nil {
 			return nil, err
 		}
@@ -110,13 +116,13 @@ func parallel(ctx context.Context, n int, count func(int) int, op func(ctx conte
 	return slices.Concat(lat...), wall, errors.Join(errs...)
 }
 
-func benchLevel(ctx context.Context, s *Subject, writers int, o BenchOptions, chunk string) (BenchResult, error) {
+func benchLevel(ctx context.Context, s *conform.Subject, writers int, o Options, chunk string) (Result, error) {
 	st := s.Streams
 	ids := make([]string, writers)
 	for i := range ids {
 		ids[i] = s.ID("bench")
-		if _, err := st.Open(ctx, ids[i], OpenOptions{}); err != nil {
-			return BenchResult{}, err
+		if _, err := st.Open(ctx, ids[i], conform.OpenOptions{}); err != nil {
+			return Result{}, err
 		}
 	}
 	share := func(total int) func(int) int {
@@ -134,16 +140,16 @@ func benchLevel(ctx context.Context, s *Subject, writers int, o BenchOptions, ch
 		return err
 	})
 	if err != nil {
-		return BenchResult{}, fmt.Errorf("append: %w", err)
+		return Result{}, fmt.Errorf("append: %w", err)
 	}
-	res := BenchResult{Writers: writers, Appends: len(lat), AppendsPerSec: float64(len(lat)) / wall.Seconds(),
+	res := Result{Writers: writers, Appends: len(lat), AppendsPerSec: float64(len(lat)) / wall.Seconds(),
 		AppendP50: percentile(lat, 0.5), AppendP99: percentile(lat, 0.99)}
 	for _, id := range ids {
 		if _, err := st.Close(ctx, id); err != nil {
-			return BenchResult{}, err
+			return Result{}, err
 		}
 	}
-	pager, paged := st.(StreamPager)
+	pager, paged := st.(conform.StreamPager)
 	var chunks sync.Map
 	lat, wall, err = parallel(ctx, writers, share(o.Reads), func(ctx context.Context, w, i int) error {
 		n := perWriter(w)
@@ -172,7 +178,7 @@ func benchLevel(ctx context.Context, s *Subject, writers int, o BenchOptions, ch
 		return nil
 	})
 	if err != nil {
-		return BenchResult{}, fmt.Errorf("read: %w", err)
+		return Result{}, fmt.Errorf("read: %w", err)
 	}
 	total := 0
 	chunks.Range(func(_, v any) bool { total += *v.(*int); return true })

@@ -1,27 +1,30 @@
-package conform
+package memstore
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
 )
 
-// MemoryRegistry is the reference run registry.
-type MemoryRegistry struct {
+// Registry is the reference run registry.
+type Registry struct {
 	mu   sync.Mutex
-	runs []*WorkflowRun
+	runs []*conform.WorkflowRun
 	last time.Time
 }
 
-// NewMemoryRegistry returns an empty reference registry.
-func NewMemoryRegistry() *MemoryRegistry { return &MemoryRegistry{} }
+// NewRegistry returns an empty reference registry.
+func NewRegistry() *Registry { return &Registry{} }
 
 // now returns a strictly increasing time with microsecond precision, so
 // that newest-first order and paging by createdAt are well defined.
-func (m *MemoryRegistry) now() time.Time {
+func (m *Registry) now() time.Time {
 	t := time.Now().UTC().Truncate(time.Microsecond)
 	if !t.After(m.last) {
 		t = m.last.Add(time.Microsecond)
@@ -48,19 +51,19 @@ func normalize(m map[string]any) map[string]any {
 	return out
 }
 
-func copyRun(r *WorkflowRun) *WorkflowRun {
+func copyRun(r *conform.WorkflowRun) *conform.WorkflowRun {
 	c := *r
 	c.Attributes = normalize(r.Attributes)
 	return &c
 }
 
 // Record upserts a run on (engine, external id).
-func (m *MemoryRegistry) Record(_ context.Context, in RunRecord) (string, error) {
-	if !slices.Contains(RunStatuses, in.Status) {
-		return "", &StoreError{SQLState: "23514", Message: fmt.Sprintf("status %q violates the check constraint", in.Status)}
+func (m *Registry) Record(_ context.Context, in conform.RunRecord) (string, error) {
+	if !slices.Contains(conform.RunStatuses, in.Status) {
+		return "", &conform.StoreError{SQLState: "23514", Message: fmt.Sprintf("status %q violates the check constraint", in.Status)}
 	}
 	if in.Engine == "" || len(in.Engine) > 100 || in.ExternalID == "" || len(in.ExternalID) > 200 || in.Definition == "" || len(in.Definition) > 200 {
-		return "", &StoreError{SQLState: "23514", Message: "engine, externalId or definition has a bad length"}
+		return "", &conform.StoreError{SQLState: "23514", Message: "engine, externalId or definition has a bad length"}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -104,7 +107,7 @@ func (m *MemoryRegistry) Record(_ context.Context, in RunRecord) (string, error)
 			return r.ID, nil
 		}
 	}
-	r := &WorkflowRun{ID: newUUID(), Engine: in.Engine, ExternalID: in.ExternalID, Definition: in.Definition, Status: in.Status,
+	r := &conform.WorkflowRun{ID: newUUID(), Engine: in.Engine, ExternalID: in.ExternalID, Definition: in.Definition, Status: in.Status,
 		Tenant: opt(in.Tenant), Actor: opt(in.Actor), Attributes: normalize(in.Attributes), Error: errp,
 		CreatedAt: tp(now), UpdatedAt: tp(now)}
 	if in.StartedAt != nil {
@@ -117,7 +120,7 @@ func (m *MemoryRegistry) Record(_ context.Context, in RunRecord) (string, error)
 	return r.ID, nil
 }
 
-func (m *MemoryRegistry) find(ref string) *WorkflowRun {
+func (m *Registry) find(ref string) *conform.WorkflowRun {
 	for _, r := range m.runs {
 		if r.ID == ref {
 			return r
@@ -132,7 +135,7 @@ func (m *MemoryRegistry) find(ref string) *WorkflowRun {
 }
 
 // Get finds a run by registry id, else by external id.
-func (m *MemoryRegistry) Get(_ context.Context, ref string) (*WorkflowRun, error) {
+func (m *Registry) Get(_ context.Context, ref string) (*conform.WorkflowRun, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r := m.find(ref); r != nil {
@@ -142,7 +145,7 @@ func (m *MemoryRegistry) Get(_ context.Context, ref string) (*WorkflowRun, error
 }
 
 // List returns runs newest first, filtered and bounded.
-func (m *MemoryRegistry) List(_ context.Context, f RunFilter) ([]WorkflowRun, error) {
+func (m *Registry) List(_ context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	limit := f.Max
@@ -150,7 +153,7 @@ func (m *MemoryRegistry) List(_ context.Context, f RunFilter) ([]WorkflowRun, er
 		limit = 50
 	}
 	limit = min(max(limit, 1), 500)
-	out := []WorkflowRun{}
+	out := []conform.WorkflowRun{}
 	for _, r := range m.runs {
 		if (f.Tenant != "" && deref(r.Tenant) != f.Tenant) || (f.Definition != "" && r.Definition != f.Definition) ||
 			(f.Status != "" && r.Status != f.Status) || (f.Before != nil && !r.CreatedAt.Before(*f.Before)) {
@@ -158,12 +161,12 @@ func (m *MemoryRegistry) List(_ context.Context, f RunFilter) ([]WorkflowRun, er
 		}
 		out = append(out, *copyRun(r))
 	}
-	slices.SortStableFunc(out, func(a, b WorkflowRun) int { return b.CreatedAt.Compare(*a.CreatedAt) })
+	slices.SortStableFunc(out, func(a, b conform.WorkflowRun) int { return b.CreatedAt.Compare(*a.CreatedAt) })
 	return out[:min(limit, len(out))], nil
 }
 
 // RequestCancel records a cancel request on a non-terminal run.
-func (m *MemoryRegistry) RequestCancel(_ context.Context, ref string) (*WorkflowRun, error) {
+func (m *Registry) RequestCancel(_ context.Context, ref string) (*conform.WorkflowRun, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.find(ref)
@@ -178,7 +181,7 @@ func (m *MemoryRegistry) RequestCancel(_ context.Context, ref string) (*Workflow
 }
 
 // Purge deletes up to batch terminal runs last updated before the window.
-func (m *MemoryRegistry) Purge(_ context.Context, olderThan time.Duration, batch int) (int, error) {
+func (m *Registry) Purge(_ context.Context, olderThan time.Duration, batch int) (int, error) {
 	if olderThan <= 0 {
 		olderThan = 30 * 24 * time.Hour
 	}
@@ -189,7 +192,7 @@ func (m *MemoryRegistry) Purge(_ context.Context, olderThan time.Duration, batch
 	defer m.mu.Unlock()
 	cut := time.Now().Add(-olderThan)
 	n := 0
-	m.runs = slices.DeleteFunc(m.runs, func(r *WorkflowRun) bool {
+	m.runs = slices.DeleteFunc(m.runs, func(r *conform.WorkflowRun) bool {
 		if n < batch && terminal(r.Status) && r.UpdatedAt.Before(cut) {
 			n++
 			return true
@@ -200,7 +203,7 @@ func (m *MemoryRegistry) Purge(_ context.Context, olderThan time.Duration, batch
 }
 
 // AgeRun moves every timestamp of run id back by d.
-func (m *MemoryRegistry) AgeRun(_ context.Context, id string, d time.Duration) error {
+func (m *Registry) AgeRun(_ context.Context, id string, d time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.find(id)
@@ -213,4 +216,25 @@ func (m *MemoryRegistry) AgeRun(_ context.Context, id string, d time.Duration) e
 		}
 	}
 	return nil
+}
+
+func strp(s string) *string { return &s }
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// newUUID returns a random version 4 UUID, as the blocks' gen_random_uuid
+// would.
+func newUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -1,4 +1,4 @@
-package conform
+package pgstore
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
 )
@@ -61,7 +62,7 @@ func TestPGMutantsCaught(t *testing.T) {
 			nil, []string{"registry/cancel-request-keeps-status"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := NewPGStore(t.Context(), srv)
+			st, err := New(t.Context(), srv)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,21 +92,21 @@ func TestPGMutantsCaught(t *testing.T) {
 			}
 			// The isolated cases run in clones of the intact template;
 			// the mutants live in the shared clone, so run the rest.
-			var cases []Case
-			for _, c := range Cases() {
+			var cases []conform.Case
+			for _, c := range conform.Cases() {
 				if !c.Isolated {
 					cases = append(cases, c)
 				}
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
-			rep := Run(ctx, st, cases, Options{Parallel: 4})
+			rep := conform.Run(ctx, st, cases, conform.Options{Parallel: 4})
 			got := rep.Failed()
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("failed cases: got %v, want exactly %v", got, tc.want)
 				for _, r := range rep.Results {
-					if r.Outcome == Fail {
+					if r.Outcome == conform.Fail {
 						t.Logf("%s: %v", r.ID, r.Failures)
 					}
 				}

@@ -1,4 +1,8 @@
-package conform
+// Package pgstore drives better-supabase's blocks in PostgreSQL as a
+// conformance subject (conform --store pg): the blocks installed once into
+// a template database, a clone per run and per purging case, and every
+// call made through the blocks' SQL functions with a real caller's rights.
+package pgstore
 
 import (
 	"context"
@@ -10,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -30,9 +35,9 @@ type pgStore struct {
 	n        atomic.Int64
 }
 
-// NewPGStore prepares srv for the suites: it makes sure the blocks
+// New prepares srv for the suites: it makes sure the blocks
 // template exists and clones the database the run shares.
-func NewPGStore(ctx context.Context, srv *pgserver.Server) (Store, error) {
+func New(ctx context.Context, srv *pgserver.Server) (conform.Store, error) {
 	tpl, err := srv.BlocksTemplate(ctx)
 	if err != nil {
 		return nil, err
@@ -43,9 +48,9 @@ func NewPGStore(ctx context.Context, srv *pgserver.Server) (Store, error) {
 		return nil, err
 	}
 	for suite, fn := range map[string]string{
-		SuiteStreams:  "better_supabase.stream_append",
-		SuiteRegistry: "better_supabase.record_workflow_run",
-		SuiteChat:     "better_supabase.claim_ai_chat_stream",
+		conform.SuiteStreams:  "better_supabase.stream_append",
+		conform.SuiteRegistry: "better_supabase.record_workflow_run",
+		conform.SuiteChat:     "better_supabase.claim_ai_chat_stream",
 	} {
 		var ok bool
 		if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
@@ -81,7 +86,7 @@ func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
 	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, maxConns), admins: make(chan *pgx.Conn, maxConns), slots: make(chan struct{}, maxConns)}, nil
 }
 
-func (p *pgStore) NewSubject(ctx context.Context, c *Case) (*Subject, func(), error) {
+func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
 	db, release := p.shared, func() {}
 	if c.Isolated {
 		var err error
@@ -93,14 +98,14 @@ func (p *pgStore) NewSubject(ctx context.Context, c *Case) (*Subject, func(), er
 			_ = p.srv.DropDatabase(context.Background(), db.name)
 		}
 	}
-	s := &Subject{Prefix: fmt.Sprintf("pg%d", p.n.Add(1))}
+	s := &conform.Subject{Prefix: fmt.Sprintf("pg%d", p.n.Add(1))}
 	streams := pgStreams{db: db}
 	switch c.Suite {
-	case SuiteStreams:
+	case conform.SuiteStreams:
 		s.Streams = streams
-	case SuiteRegistry:
+	case conform.SuiteRegistry:
 		s.Registry = pgRegistry{db: db}
-	case SuiteChat:
+	case conform.SuiteChat:
 		s.Chat = pgChat{db: db, streams: streams}
 	}
 	return s, release, nil
@@ -214,7 +219,7 @@ func (d *pgDB) admin(ctx context.Context, fn func(*pgx.Conn) error) error {
 }
 
 // as runs fn in a transaction as caller (with its JWT claims).
-func (d *pgDB) as(ctx context.Context, who Caller, fn func(pgx.Tx) error) error {
+func (d *pgDB) as(ctx context.Context, who conform.Caller, fn func(pgx.Tx) error) error {
 	return d.with(ctx, func(c *pgx.Conn) error {
 		claims := map[string]any{"role": who.Role}
 		if who.Sub != "" {
@@ -283,7 +288,7 @@ func (d *pgDB) ageRows(ctx context.Context, table, where string, arg any, by tim
 func pgErr(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return &StoreError{Hint: pe.Hint, SQLState: pe.Code, Message: pe.Message}
+		return &conform.StoreError{Hint: pe.Hint, SQLState: pe.Code, Message: pe.Message}
 	}
 	return err
 }
@@ -333,7 +338,7 @@ func (s pgStreams) APIVersion() int { return 1 }
 // StoreName is the TS interface's name.
 func (s pgStreams) StoreName() string { return "postgres" }
 
-func (s pgStreams) Open(ctx context.Context, id string, o OpenOptions) (bool, error) {
+func (s pgStreams) Open(ctx context.Context, id string, o conform.OpenOptions) (bool, error) {
 	var created bool
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		if o.Owner != "" {
@@ -355,15 +360,15 @@ func (s pgStreams) Open(ctx context.Context, id string, o OpenOptions) (bool, er
 	return created, err
 }
 
-func (s pgStreams) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
+func (s pgStreams) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
 	return pgAppend(ctx, s.db.with, id, from, chunks)
 }
 
-func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) error) error, id string, from int, chunks []string) (AppendResult, error) {
+func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) error) error, id string, from int, chunks []string) (conform.AppendResult, error) {
 	if chunks == nil {
 		chunks = []string{}
 	}
-	var r AppendResult
+	var r conform.AppendResult
 	err := with(ctx, func(c *pgx.Conn) error {
 		_, err := jsonInto(ctx, c, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
 		return err
@@ -371,8 +376,8 @@ func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) er
 	return r, err
 }
 
-func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, limit int) (Page, error) {
-	var p Page
+func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, limit int) (conform.Page, error) {
+	var p conform.Page
 	_, err := jsonInto(ctx, q, &p, "select better_supabase.stream_read($1, $2, $3)", id, from, limit)
 	if p.Chunks == nil {
 		p.Chunks = []string{}
@@ -380,8 +385,8 @@ func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, lim
 	return p, err
 }
 
-func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (Page, error) {
-	var p Page
+func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (conform.Page, error) {
+	var p conform.Page
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		p, err = s.readPage(ctx, c, id, from, limit)
@@ -392,7 +397,7 @@ func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (Pa
 
 // liveRead pages through a stream until it is done, polling while the
 // writer is behind (plain PostgreSQL has no Realtime to wake readers).
-func liveReadPG(ctx context.Context, page func(from int) (Page, error), from int) ([]string, error) {
+func liveReadPG(ctx context.Context, page func(from int) (conform.Page, error), from int) ([]string, error) {
 	out := []string{}
 	next := max(from, 0)
 	wait := time.Millisecond
@@ -416,18 +421,18 @@ func liveReadPG(ctx context.Context, page func(from int) (Page, error), from int
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return nil, &StoreError{Hint: HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
+			return nil, &conform.StoreError{Hint: conform.HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
 		}
 		wait = min(wait*2, 20*time.Millisecond)
 	}
 }
 
 func (s pgStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
-	return liveReadPG(ctx, func(from int) (Page, error) { return s.ReadPage(ctx, id, from, 10000) }, from)
+	return liveReadPG(ctx, func(from int) (conform.Page, error) { return s.ReadPage(ctx, id, from, 10000) }, from)
 }
 
-func (s pgStreams) status(ctx context.Context, q queryer, id string) (*StreamStatus, error) {
-	var st StreamStatus
+func (s pgStreams) status(ctx context.Context, q queryer, id string) (*conform.StreamStatus, error) {
+	var st conform.StreamStatus
 	found, err := jsonInto(ctx, q, &st, "select better_supabase.stream_status($1)", id)
 	if err != nil || !found {
 		return nil, err
@@ -435,8 +440,8 @@ func (s pgStreams) status(ctx context.Context, q queryer, id string) (*StreamSta
 	return &st, nil
 }
 
-func (s pgStreams) Status(ctx context.Context, id string) (*StreamStatus, error) {
-	var st *StreamStatus
+func (s pgStreams) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
+	var st *conform.StreamStatus
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		st, err = s.status(ctx, c, id)
@@ -476,18 +481,18 @@ func (s pgStreams) AgeStream(ctx context.Context, id string, d time.Duration) er
 	return s.db.ageRows(ctx, "streams", "id = $1", id, d)
 }
 
-func (s pgStreams) As(c Caller) StreamView { return pgView{s, c} }
+func (s pgStreams) As(c conform.Caller) conform.StreamView { return pgView{s, c} }
 
 // pgView calls the stream functions as a caller other than the service
 // role, inside a transaction that sets the role and the JWT claims.
 type pgView struct {
 	s   pgStreams
-	who Caller
+	who conform.Caller
 }
 
 func (v pgView) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
-	return liveReadPG(ctx, func(from int) (Page, error) {
-		var p Page
+	return liveReadPG(ctx, func(from int) (conform.Page, error) {
+		var p conform.Page
 		err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 			var err error
 			p, err = v.s.readPage(ctx, tx, id, from, 10000)
@@ -497,8 +502,8 @@ func (v pgView) ReadAll(ctx context.Context, id string, from int) ([]string, err
 	}, from)
 }
 
-func (v pgView) Status(ctx context.Context, id string) (*StreamStatus, error) {
-	var st *StreamStatus
+func (v pgView) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
+	var st *conform.StreamStatus
 	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 		var err error
 		st, err = v.s.status(ctx, tx, id)
@@ -515,8 +520,8 @@ func (v pgView) Cancel(ctx context.Context, id string) (bool, error) {
 	return ok, err
 }
 
-func (v pgView) Append(ctx context.Context, id string, from int, chunks []string) (AppendResult, error) {
-	var r AppendResult
+func (v pgView) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
+	var r conform.AppendResult
 	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 		_, err := jsonInto(ctx, tx, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
 		return err
@@ -526,7 +531,7 @@ func (v pgView) Append(ctx context.Context, id string, from int, chunks []string
 
 type pgRegistry struct{ db *pgDB }
 
-func (r pgRegistry) Record(ctx context.Context, in RunRecord) (string, error) {
+func (r pgRegistry) Record(ctx context.Context, in conform.RunRecord) (string, error) {
 	attrs := in.Attributes
 	if attrs == nil {
 		attrs = map[string]any{}
@@ -543,8 +548,8 @@ func (r pgRegistry) Record(ctx context.Context, in RunRecord) (string, error) {
 	return id, err
 }
 
-func (r pgRegistry) one(ctx context.Context, sql, ref string) (*WorkflowRun, error) {
-	var run WorkflowRun
+func (r pgRegistry) one(ctx context.Context, sql, ref string) (*conform.WorkflowRun, error) {
+	var run conform.WorkflowRun
 	var found bool
 	err := r.db.with(ctx, func(c *pgx.Conn) error {
 		var err error
@@ -560,20 +565,20 @@ func (r pgRegistry) one(ctx context.Context, sql, ref string) (*WorkflowRun, err
 	return &run, nil
 }
 
-func (r pgRegistry) Get(ctx context.Context, ref string) (*WorkflowRun, error) {
+func (r pgRegistry) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
 	return r.one(ctx, "select better_supabase.workflow_run_get($1)", ref)
 }
 
-func (r pgRegistry) RequestCancel(ctx context.Context, ref string) (*WorkflowRun, error) {
+func (r pgRegistry) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
 	return r.one(ctx, "select better_supabase.request_workflow_cancel($1)", ref)
 }
 
-func (r pgRegistry) List(ctx context.Context, f RunFilter) ([]WorkflowRun, error) {
+func (r pgRegistry) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
 	limit := f.Max
 	if limit == 0 {
 		limit = 50
 	}
-	out := []WorkflowRun{}
+	out := []conform.WorkflowRun{}
 	err := r.db.with(ctx, func(c *pgx.Conn) error {
 		_, err := jsonInto(ctx, c, &out, "select better_supabase.workflow_runs_list($1::uuid, $2, $3, $4, $5::timestamptz)",
 			nullable(f.Tenant), nullable(f.Definition), nullable(f.Status), limit, f.Before)
@@ -607,7 +612,7 @@ type pgChat struct {
 	streams pgStreams
 }
 
-func (p pgChat) Streams() StreamStore { return p.streams }
+func (p pgChat) Streams() conform.StreamStore { return p.streams }
 
 func (p pgChat) NewChat(ctx context.Context, owner string) (string, error) {
 	var id string
@@ -630,21 +635,21 @@ func (p pgChat) call(ctx context.Context, dst any, sql string, args ...any) (boo
 	return found, err
 }
 
-func (p pgChat) AppendUser(ctx context.Context, chat string, m Message, o UserOptions) (MessageResult, error) {
+func (p pgChat) AppendUser(ctx context.Context, chat string, m conform.Message, o conform.UserOptions) (conform.MessageResult, error) {
 	trigger := o.Trigger
 	if trigger == "" {
 		trigger = "submit-message"
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return MessageResult{}, err
+		return conform.MessageResult{}, err
 	}
-	var r MessageResult
+	var r conform.MessageResult
 	_, err = p.call(ctx, &r, "select better_supabase.append_ai_user_message($1::uuid, $2::jsonb, $3, $4)", chat, string(mj), trigger, nullable(o.MessageID))
 	return r, err
 }
 
-func (p pgChat) SaveAssistant(ctx context.Context, chat string, m Message, o AssistantOptions) (MessageResult, error) {
+func (p pgChat) SaveAssistant(ctx context.Context, chat string, m conform.Message, o conform.AssistantOptions) (conform.MessageResult, error) {
 	status, format := o.Status, o.Format
 	if status == "" {
 		status = "complete"
@@ -654,36 +659,36 @@ func (p pgChat) SaveAssistant(ctx context.Context, chat string, m Message, o Ass
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return MessageResult{}, err
+		return conform.MessageResult{}, err
 	}
 	var native any
 	if len(o.Native) > 0 {
 		native = string(o.Native)
 	}
-	var r MessageResult
+	var r conform.MessageResult
 	_, err = p.call(ctx, &r, "select better_supabase.save_ai_assistant_message($1::uuid, $2::jsonb, $3, $4, $5, $6, $7::jsonb, $8::uuid)",
 		chat, string(mj), nullable(o.ParentID), status, nullable(o.Model), format, native, nullable(o.RunID))
 	return r, err
 }
 
-func (p pgChat) Path(ctx context.Context, chat, leaf string, native bool) ([]PathEntry, error) {
-	out := []PathEntry{}
+func (p pgChat) Path(ctx context.Context, chat, leaf string, native bool) ([]conform.PathEntry, error) {
+	out := []conform.PathEntry{}
 	_, err := p.call(ctx, &out, "select better_supabase.ai_message_path($1::uuid, $2, $3)", chat, nullable(leaf), native)
 	return out, err
 }
 
-func (p pgChat) Claim(ctx context.Context, chat, stream string, o ClaimOptions) (ClaimResult, error) {
+func (p pgChat) Claim(ctx context.Context, chat, stream string, o conform.ClaimOptions) (conform.ClaimResult, error) {
 	engine := o.Engine
 	if engine == "" {
 		engine = "ai-sdk"
 	}
-	var r ClaimResult
+	var r conform.ClaimResult
 	_, err := p.call(ctx, &r, "select better_supabase.claim_ai_chat_stream($1::uuid, $2, $3, $4, $5, $6)",
 		chat, stream, nullable(o.Model), nullable(o.MessageID), engine, nullable(o.ExternalRunID))
 	return r, err
 }
 
-func (p pgChat) Release(ctx context.Context, chat, stream string, o ReleaseOptions) (bool, error) {
+func (p pgChat) Release(ctx context.Context, chat, stream string, o conform.ReleaseOptions) (bool, error) {
 	status := o.Status
 	if status == "" {
 		status = "completed"
@@ -701,8 +706,8 @@ func (p pgChat) Release(ctx context.Context, chat, stream string, o ReleaseOptio
 	return ok, err
 }
 
-func (p pgChat) Stop(ctx context.Context, chat string) (*StopResult, error) {
-	var r StopResult
+func (p pgChat) Stop(ctx context.Context, chat string) (*conform.StopResult, error) {
+	var r conform.StopResult
 	found, err := p.call(ctx, &r, "select better_supabase.request_ai_chat_stop($1::uuid)", chat)
 	if err != nil || !found {
 		return nil, err

@@ -1,4 +1,4 @@
-package conform_test
+package bridgestore_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -21,7 +23,7 @@ func nodeStore(t *testing.T, flags ...string) conform.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := conform.NewBridgeStore(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 20 * time.Second})
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatalf("start the node store: %v", err)
 	}
@@ -75,24 +77,11 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-func failureText(rep *conform.Report) string {
-	var b strings.Builder
-	for _, r := range rep.Results {
-		if r.Outcome == conform.Fail {
-			b.WriteString(r.ID + ":\n")
-			for _, f := range r.Failures {
-				b.WriteString("    " + f.Message + "\n")
-			}
-		}
-	}
-	return b.String()
-}
-
 // A correct store in Node.js passes every case the bridge protocol can
 // carry, and the rest are reported as skipped with a reason.
 func TestBridgeNodeStorePasses(t *testing.T) {
 	rep := runAll(t, nodeStore(t))
-	if f := failureText(rep); f != "" {
+	if f := conformtest.Failures(rep); f != "" {
 		t.Errorf("the correct node store failed cases:\n%s", f)
 	}
 	var derived []string
@@ -134,7 +123,7 @@ func TestBrokenBridgesCaught(t *testing.T) {
 			t.Parallel()
 			rep := runAll(t, nodeStore(t, "--bug="+tc.bug))
 			if got := rep.Failed(); !sameSet(got, tc.want) {
-				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, failureText(rep))
+				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
 			}
 			for _, r := range rep.Results {
 				if r.Outcome == conform.Fail && (len(r.Failures) == 0 || r.Rule == "") {
@@ -149,7 +138,7 @@ func TestBrokenBridgesCaught(t *testing.T) {
 // those cases skipped with the reason rather than failed.
 func TestBridgeUndeclaredIsSkipped(t *testing.T) {
 	rep := runAll(t, nodeStore(t, "--no-callers", "--no-registry"))
-	if f := failureText(rep); f != "" {
+	if f := conformtest.Failures(rep); f != "" {
 		t.Errorf("unexpected failures:\n%s", f)
 	}
 	for _, r := range rep.Results {
