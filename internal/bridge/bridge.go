@@ -322,7 +322,7 @@ func (c *Client) initialize(ctx context.Context) error {
 		"protocolVersion": ProtocolVersion,
 		"client":          map[string]any{"name": "bsadapter", "version": c.opts.ClientVersion},
 	}
-	err := c.call(ctx, c.opts.StartTimeout, "initialize", params, &res)
+	err := c.call(ctx, c.opts.StartTimeout, MethodInitialize, params, &res)
 	var rpcErr *RPCError
 	if errors.As(err, &rpcErr) {
 		theirs := versionIn(rpcErr.Data)
@@ -400,11 +400,11 @@ func (c *Client) checkCapability(method string) error {
 	}
 	var have bool
 	switch group {
-	case "converter":
+	case GroupConverter:
 		have = c.caps.Converter
-	case "streamStore":
+	case GroupStreamStore:
 		have = c.caps.StreamStore
-	case "runRegistry":
+	case GroupRunRegistry:
 		have = c.caps.RunRegistry
 	default:
 		return nil
@@ -794,7 +794,7 @@ func (c *Client) Close() error {
 		default:
 		}
 		if alive {
-			_ = c.call(context.Background(), 2*time.Second, "shutdown", nil, nil)
+			_ = c.call(context.Background(), 2*time.Second, MethodShutdown, nil, nil)
 		}
 		close(c.closing)
 		c.wmu.Lock()

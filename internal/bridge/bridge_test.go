@@ -90,7 +90,7 @@ func TestRoundTripPipelined(t *testing.T) {
 					var first struct {
 						Message map[string]any `json:"message"`
 					}
-					if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": native}, &first); err != nil {
+					if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": native}, &first); err != nil {
 						errs <- err
 						return
 					}
@@ -101,12 +101,12 @@ func TestRoundTripPipelined(t *testing.T) {
 					var back struct {
 						Native json.RawMessage `json:"native"`
 					}
-					if err := c.Call(context.Background(), "converter.toSdk", map[string]any{"message": first.Message}, &back); err != nil {
+					if err := c.Call(context.Background(), MethodToSDK, map[string]any{"message": first.Message}, &back); err != nil {
 						errs <- err
 						return
 					}
 					var again json.RawMessage
-					if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": back.Native}, &again); err != nil {
+					if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": back.Native}, &again); err != nil {
 						errs <- err
 						return
 					}
@@ -142,7 +142,7 @@ func TestExactNumbers(t *testing.T) {
 			Parts []map[string]any `json:"parts"`
 		} `json:"message"`
 	}
-	if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(1)}, &res); err != nil {
+	if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(1)}, &res); err != nil {
 		t.Fatal(err)
 	}
 	big := res.Message.Parts[2]["input"].(map[string]any)["big"]
@@ -158,7 +158,7 @@ func TestRPCError(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			c := start(t, context.Background(), k.cmd(t))
 			native := map[string]any{"uid": "x", "from": "bot", "blocks": []any{map[string]any{"t": "hologram"}}}
-			err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": native}, nil)
+			err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": native}, nil)
 			var re *RPCError
 			if !errors.As(err, &re) {
 				t.Fatalf("got %v, want an RPCError", err)
@@ -169,7 +169,7 @@ func TestRPCError(t *testing.T) {
 			if !strings.Contains(string(re.Data), "invalid_input") {
 				t.Errorf("data = %s", re.Data)
 			}
-			if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(2)}, nil); err != nil {
+			if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(2)}, nil); err != nil {
 				t.Errorf("bridge unusable after an RPC error: %v", err)
 			}
 			if err := c.Call(context.Background(), "converter.nope", map[string]any{}, nil); !errors.As(err, &re) || re.Code != CodeMethodNotFound {
@@ -193,7 +193,7 @@ func TestRPCErrorHint(t *testing.T) {
 // without a round trip.
 func TestUndeclaredCapability(t *testing.T) {
 	c := start(t, context.Background(), goBridgeCmd(t))
-	err := c.Call(context.Background(), "streamStore.open", map[string]any{"id": "s"}, nil)
+	err := c.Call(context.Background(), MethodStreamOpen, map[string]any{"id": "s"}, nil)
 	var re *RPCError
 	if !errors.As(err, &re) || re.Code != CodeMethodNotFound || !strings.Contains(re.Message, `"streamStore" capability`) {
 		t.Fatalf("got %v", err)
@@ -210,7 +210,7 @@ func TestLongLine(t *testing.T) {
 			Parts []struct{ Text string } `json:"parts"`
 		} `json:"message"`
 	}
-	if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": native}, &res); err != nil {
+	if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": native}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Message.Parts) != 1 || res.Message.Parts[0].Text != body {
@@ -274,7 +274,7 @@ func TestFaults(t *testing.T) {
 				c := start(t, context.Background(), k.cmd(t, "--fault=crash-after", "--after=3"), func(o *Options) { o.Jobs = 1 })
 				var errs []error
 				for i := 0; i < 5; i++ {
-					errs = append(errs, c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(i)}, nil))
+					errs = append(errs, c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(i)}, nil))
 				}
 				if errs[0] != nil || errs[1] != nil {
 					t.Fatalf("first calls failed: %v %v", errs[0], errs[1])
@@ -291,14 +291,14 @@ func TestFaults(t *testing.T) {
 			})
 			t.Run("badline", func(t *testing.T) {
 				c := start(t, context.Background(), k.cmd(t, "--fault=badline"))
-				err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+				err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(0)}, nil)
 				if faultOf(err) != FaultProtocol || !strings.Contains(err.Error(), "converting message... done") {
 					t.Fatalf("got %v", err)
 				}
 			})
 			t.Run("hang", func(t *testing.T) {
 				c := start(t, context.Background(), k.cmd(t, "--fault=hang"))
-				err := c.CallTimeout(context.Background(), 300*time.Millisecond, "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+				err := c.CallTimeout(context.Background(), 300*time.Millisecond, MethodFromSDK, map[string]any{"native": chatlet(0)}, nil)
 				if faultOf(err) != FaultTimeout || !strings.Contains(err.Error(), "did not answer converter.fromSdk") || !strings.Contains(err.Error(), "300ms") {
 					t.Fatalf("got %v", err)
 				}
@@ -310,7 +310,7 @@ func TestFaults(t *testing.T) {
 			})
 			t.Run("unknown-id", func(t *testing.T) {
 				c := start(t, context.Background(), k.cmd(t, "--fault=unknown-id"))
-				err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+				err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(0)}, nil)
 				if faultOf(err) != FaultUnknown || !strings.Contains(err.Error(), "id 4242") {
 					t.Fatalf("got %v", err)
 				}
@@ -318,7 +318,7 @@ func TestFaults(t *testing.T) {
 			t.Run("flood", func(t *testing.T) {
 				c := start(t, context.Background(), k.cmd(t, "--fault=flood"))
 				for i := 0; i < 20; i++ {
-					if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(i)}, nil); err != nil {
+					if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(i)}, nil); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -395,10 +395,10 @@ func TestResponseShapes(t *testing.T) {
 	t.Run("twice", func(t *testing.T) {
 		c := start(t, context.Background(), goBridgeCmd(t, "--fault=reply", "--reply="+`{"jsonrpc":"2.0","id":ID,"result":{"n":1}}`+"\n"+`{"jsonrpc":"2.0","id":ID,"result":{"n":2}}`))
 		var res map[string]any
-		if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, &res); err != nil || fmt.Sprint(res["n"]) != "1" {
+		if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(0)}, &res); err != nil || fmt.Sprint(res["n"]) != "1" {
 			t.Fatalf("first answer: %v %v", res, err)
 		}
-		err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(1)}, nil)
+		err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(1)}, nil)
 		if faultOf(err) != FaultUnknown || !strings.Contains(err.Error(), `the bridge answered request id 2 a second time: {"jsonrpc":"2.0","id":2,"result":{"n":2}}`) {
 			t.Fatalf("got %v", err)
 		}
@@ -406,7 +406,7 @@ func TestResponseShapes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.reply, func(t *testing.T) {
 			c := start(t, context.Background(), goBridgeCmd(t, "--fault=reply", "--reply="+tc.reply))
-			err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil)
+			err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(0)}, nil)
 			if got := faultOf(err); got != tc.kind {
 				t.Fatalf("fault %q, want %q: %v", got, tc.kind, err)
 			}
@@ -434,7 +434,7 @@ func TestResponseShapes(t *testing.T) {
 func TestNoReadTimeout(t *testing.T) {
 	c := start(t, context.Background(), goBridgeCmd(t, "--fault=noread"))
 	native := map[string]any{"uid": "big", "from": "bot", "blocks": []any{map[string]any{"t": "txt", "body": strings.Repeat("x", 4<<20)}}}
-	err := c.CallTimeout(context.Background(), 300*time.Millisecond, "converter.fromSdk", map[string]any{"native": native}, nil)
+	err := c.CallTimeout(context.Background(), 300*time.Millisecond, MethodFromSDK, map[string]any{"native": native}, nil)
 	if faultOf(err) != FaultTimeout || !strings.Contains(err.Error(), "did not read request") {
 		t.Fatalf("got %v", err)
 	}
@@ -498,7 +498,7 @@ func TestInterruptKillsProcessGroup(t *testing.T) {
 					c.Close()
 				}
 				waitGone(t, bridgePid, childPid)
-				if err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": chatlet(0)}, nil); faultOf(err) != FaultClosed {
+				if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(0)}, nil); faultOf(err) != FaultClosed {
 					t.Errorf("call after stop: %v", err)
 				}
 			})

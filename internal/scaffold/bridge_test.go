@@ -84,7 +84,7 @@ func roundTrip(t *testing.T, c *bridge.Client, where string, native json.RawMess
 		t.Fatal(err)
 	}
 	var first struct{ Message json.RawMessage }
-	if err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": native}, &first); err != nil {
+	if err := c.Call(ctx, bridge.MethodFromSDK, map[string]any{"native": native}, &first); err != nil {
 		t.Errorf("%s: fromSdk: %v", where, err)
 		return nil
 	}
@@ -97,12 +97,12 @@ func roundTrip(t *testing.T, c *bridge.Client, where string, native json.RawMess
 		return nil
 	}
 	var back struct{ Native json.RawMessage }
-	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": first.Message}, &back); err != nil {
+	if err := c.Call(ctx, bridge.MethodToSDK, map[string]any{"message": first.Message}, &back); err != nil {
 		t.Errorf("%s: toSdk: %v", where, err)
 		return nil
 	}
 	var second struct{ Message json.RawMessage }
-	if err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": back.Native}, &second); err != nil {
+	if err := c.Call(ctx, bridge.MethodFromSDK, map[string]any{"native": back.Native}, &second); err != nil {
 		t.Errorf("%s: fromSdk of the round trip: %v", where, err)
 		return nil
 	}
@@ -191,7 +191,7 @@ func TestLangChainMappings(t *testing.T) {
 	ctx := context.Background()
 	from := func(native string) map[string]any {
 		var res struct{ Message map[string]any }
-		if err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": json.RawMessage(native)}, &res); err != nil {
+		if err := c.Call(ctx, bridge.MethodFromSDK, map[string]any{"native": json.RawMessage(native)}, &res); err != nil {
 			t.Fatalf("fromSdk %s: %v", native, err)
 		}
 		return norm(res.Message)
@@ -213,7 +213,7 @@ func TestLangChainMappings(t *testing.T) {
 	}
 	// The id generated for a message without one does not leak back.
 	var back struct{ Native map[string]any }
-	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": m}, &back); err != nil {
+	if err := c.Call(ctx, bridge.MethodToSDK, map[string]any{"message": m}, &back); err != nil {
 		t.Fatal(err)
 	}
 	if _, has := back.Native["data"].(map[string]any)["id"]; has || back.Native["type"] != "tool" {
@@ -221,7 +221,7 @@ func TestLangChainMappings(t *testing.T) {
 	}
 	// A message from elsewhere comes back in the JS constructor form.
 	back.Native = nil
-	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": map[string]any{"id": "u1", "role": "user", "parts": []any{map[string]any{"type": "text", "text": "yo"}}}}, &back); err != nil {
+	if err := c.Call(ctx, bridge.MethodToSDK, map[string]any{"message": map[string]any{"id": "u1", "role": "user", "parts": []any{map[string]any{"type": "text", "text": "yo"}}}}, &back); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"lc": 1.0, "type": "constructor", "id": []any{"langchain_core", "messages", "HumanMessage"}, "kwargs": map[string]any{"content": "yo", "id": "u1"}}
@@ -237,7 +237,7 @@ func TestLangChainMappings(t *testing.T) {
 		map[string]any{"type": "file", "mediaType": "audio/wav", "url": "data:audio/wav;base64,UklGRg=="},
 	}}
 	back.Native = nil
-	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": foreign}, &back); err != nil {
+	if err := c.Call(ctx, bridge.MethodToSDK, map[string]any{"message": foreign}, &back); err != nil {
 		t.Fatal(err)
 	}
 	wantBlocks := []any{
@@ -271,7 +271,7 @@ func TestLangChainMappings(t *testing.T) {
 	}
 	roundTrip(t, c, "anthropic tool_use", json.RawMessage(anth))
 	back.Native = nil
-	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": m}, &back); err != nil {
+	if err := c.Call(ctx, bridge.MethodToSDK, map[string]any{"message": m}, &back); err != nil {
 		t.Fatal(err)
 	}
 	var orig map[string]any
@@ -293,7 +293,7 @@ func TestLangChainMappings(t *testing.T) {
 	}
 	roundTrip(t, c, "bare strings", json.RawMessage(bare))
 	back.Native = nil
-	if err := c.Call(ctx, "converter.toSdk", map[string]any{"message": m}, &back); err != nil {
+	if err := c.Call(ctx, bridge.MethodToSDK, map[string]any{"message": m}, &back); err != nil {
 		t.Fatal(err)
 	}
 	var bareWant map[string]any
@@ -310,13 +310,13 @@ func TestLangChainMappings(t *testing.T) {
 		`"just a string"`,
 		`{"type":"human","data":{"content":["fine",42]}}`,
 	} {
-		err := c.Call(ctx, "converter.fromSdk", map[string]any{"native": json.RawMessage(bad)}, nil)
+		err := c.Call(ctx, bridge.MethodFromSDK, map[string]any{"native": json.RawMessage(bad)}, nil)
 		var rpc *bridge.RPCError
 		if !errors.As(err, &rpc) || rpc.Code != bridge.CodeAdapter {
 			t.Errorf("fromSdk %s: want an adapter error, got %v", bad, err)
 		}
 	}
-	err := c.Call(ctx, "converter.toSdk", map[string]any{"message": map[string]any{"id": "u1", "role": "user", "parts": []any{map[string]any{"type": "step", "boundary": "start"}}}}, nil)
+	err := c.Call(ctx, bridge.MethodToSDK, map[string]any{"message": map[string]any{"id": "u1", "role": "user", "parts": []any{map[string]any{"type": "step", "boundary": "start"}}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "step") {
 		t.Errorf("toSdk of a step part: want a refusal naming it, got %v", err)
 	}
@@ -336,11 +336,11 @@ func TestGenericBridge(t *testing.T) {
 			roundTrip(t, c, fmt.Sprintf("%s[%d]", filepath.Base(f), i), native)
 		}
 	}
-	err := c.Call(context.Background(), "converter.fromSdk", map[string]any{"native": map[string]any{"id": "x", "role": "user", "content": []any{map[string]any{"type": "image", "url": "u"}}}}, nil)
+	err := c.Call(context.Background(), bridge.MethodFromSDK, map[string]any{"native": map[string]any{"id": "x", "role": "user", "content": []any{map[string]any{"type": "image", "url": "u"}}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), `unknown SDK part kind "image"`) {
 		t.Errorf("unknown part: %v", err)
 	}
-	err = c.Call(context.Background(), "streamStore.open", map[string]any{"id": "s"}, nil)
+	err = c.Call(context.Background(), bridge.MethodStreamOpen, map[string]any{"id": "s"}, nil)
 	var rpc *bridge.RPCError
 	if !errors.As(err, &rpc) || rpc.Code != bridge.CodeMethodNotFound {
 		// The client may refuse it itself since the capability is off.
@@ -377,10 +377,10 @@ func TestBridgeStreamStore(t *testing.T) {
 		}
 		return res
 	}
-	if r := must("streamStore.open", map[string]any{"id": "s1"}); r["created"] != true {
+	if r := must(bridge.MethodStreamOpen, map[string]any{"id": "s1"}); r["created"] != true {
 		t.Errorf("first open: %v", r)
 	}
-	if r := must("streamStore.open", map[string]any{"id": "s1"}); r["created"] != false {
+	if r := must(bridge.MethodStreamOpen, map[string]any{"id": "s1"}); r["created"] != false {
 		t.Errorf("second open: %v", r)
 	}
 	// A live read started before the appends sees them and ends at close.
@@ -390,70 +390,70 @@ func TestBridgeStreamStore(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		live, liveErr = call("streamStore.read", map[string]any{"id": "s1", "fromIdx": 0, "timeoutMs": 10000})
+		live, liveErr = call(bridge.MethodStreamRead, map[string]any{"id": "s1", "fromIdx": 0, "timeoutMs": 10000})
 	}()
-	if r := must("streamStore.append", map[string]any{"id": "s1", "fromIdx": 0, "chunks": []string{"a", "b"}}); r["next"] != 2.0 {
+	if r := must(bridge.MethodStreamAppend, map[string]any{"id": "s1", "fromIdx": 0, "chunks": []string{"a", "b"}}); r["next"] != 2.0 {
 		t.Errorf("append: %v", r)
 	}
-	if r := must("streamStore.append", map[string]any{"id": "s1", "fromIdx": 0, "chunks": []string{"X", "Y", "c"}}); r["next"] != 3.0 || r["cancelled"] != false {
+	if r := must(bridge.MethodStreamAppend, map[string]any{"id": "s1", "fromIdx": 0, "chunks": []string{"X", "Y", "c"}}); r["next"] != 3.0 || r["cancelled"] != false {
 		t.Errorf("retried append: %v", r)
 	}
-	if _, err := call("streamStore.append", map[string]any{"id": "s1", "fromIdx": 5, "chunks": []string{"f"}}); hint(err) != "STREAM_GAP" {
+	if _, err := call(bridge.MethodStreamAppend, map[string]any{"id": "s1", "fromIdx": 5, "chunks": []string{"f"}}); hint(err) != "STREAM_GAP" {
 		t.Errorf("append at 5: want STREAM_GAP, got %v", err)
 	}
-	if _, err := call("streamStore.append", map[string]any{"id": "s1", "fromIdx": -1, "chunks": []string{"f"}}); hint(err) != "STREAM_GAP" {
+	if _, err := call(bridge.MethodStreamAppend, map[string]any{"id": "s1", "fromIdx": -1, "chunks": []string{"f"}}); hint(err) != "STREAM_GAP" {
 		t.Errorf("append at -1: want STREAM_GAP, got %v", err)
 	}
-	if r := must("streamStore.close", map[string]any{"id": "s1"}); r["closed"] != true {
+	if r := must(bridge.MethodStreamClose, map[string]any{"id": "s1"}); r["closed"] != true {
 		t.Errorf("close: %v", r)
 	}
 	wg.Wait()
 	if liveErr != nil || !reflect.DeepEqual(live["chunks"], []any{"a", "b", "c"}) {
 		t.Errorf("live read: %v %v", live, liveErr)
 	}
-	if r := must("streamStore.status", map[string]any{"id": "s1"}); !reflect.DeepEqual(r["status"], map[string]any{"next": 3.0, "closed": true, "cancelled": false}) {
+	if r := must(bridge.MethodStreamStatus, map[string]any{"id": "s1"}); !reflect.DeepEqual(r["status"], map[string]any{"next": 3.0, "closed": true, "cancelled": false}) {
 		t.Errorf("status: %v", r)
 	}
-	if _, err := call("streamStore.append", map[string]any{"id": "s1", "fromIdx": 3, "chunks": []string{"d"}}); hint(err) != "STREAM_CLOSED" {
+	if _, err := call(bridge.MethodStreamAppend, map[string]any{"id": "s1", "fromIdx": 3, "chunks": []string{"d"}}); hint(err) != "STREAM_CLOSED" {
 		t.Errorf("append after close: want STREAM_CLOSED, got %v", err)
 	}
-	if r := must("streamStore.cancel", map[string]any{"id": "s1"}); r["cancelled"] != false {
+	if r := must(bridge.MethodStreamCancel, map[string]any{"id": "s1"}); r["cancelled"] != false {
 		t.Errorf("cancel after close: %v", r)
 	}
 	// Missing streams.
-	if _, err := call("streamStore.append", map[string]any{"id": "nope", "fromIdx": 0, "chunks": []string{}}); hint(err) != "STREAM_NOT_FOUND" {
+	if _, err := call(bridge.MethodStreamAppend, map[string]any{"id": "nope", "fromIdx": 0, "chunks": []string{}}); hint(err) != "STREAM_NOT_FOUND" {
 		t.Errorf("append to a missing stream: %v", err)
 	}
-	if r := must("streamStore.read", map[string]any{"id": "nope", "fromIdx": 0, "timeoutMs": 1000}); !reflect.DeepEqual(r["chunks"], []any{}) {
+	if r := must(bridge.MethodStreamRead, map[string]any{"id": "nope", "fromIdx": 0, "timeoutMs": 1000}); !reflect.DeepEqual(r["chunks"], []any{}) {
 		t.Errorf("read of a missing stream: %v", r)
 	}
-	if r := must("streamStore.status", map[string]any{"id": "nope"}); r["status"] != nil {
+	if r := must(bridge.MethodStreamStatus, map[string]any{"id": "nope"}); r["status"] != nil {
 		t.Errorf("status of a missing stream: %v", r)
 	}
 	// Cancel: flag set, appends still accepted and report it.
-	must("streamStore.open", map[string]any{"id": "s2"})
-	if r := must("streamStore.cancel", map[string]any{"id": "s2"}); r["cancelled"] != true {
+	must(bridge.MethodStreamOpen, map[string]any{"id": "s2"})
+	if r := must(bridge.MethodStreamCancel, map[string]any{"id": "s2"}); r["cancelled"] != true {
 		t.Errorf("cancel: %v", r)
 	}
-	if r := must("streamStore.isCancelled", map[string]any{"id": "s2"}); r["cancelled"] != true {
+	if r := must(bridge.MethodStreamIsCancelled, map[string]any{"id": "s2"}); r["cancelled"] != true {
 		t.Errorf("isCancelled: %v", r)
 	}
-	if r := must("streamStore.append", map[string]any{"id": "s2", "fromIdx": 0, "chunks": []string{"late"}}); r["cancelled"] != true || r["next"] != 1.0 {
+	if r := must(bridge.MethodStreamAppend, map[string]any{"id": "s2", "fromIdx": 0, "chunks": []string{"late"}}); r["cancelled"] != true || r["next"] != 1.0 {
 		t.Errorf("append after cancel: %v", r)
 	}
 	// A read of an open stream that never closes fails with READ_TIMEOUT.
-	if _, err := call("streamStore.read", map[string]any{"id": "s2", "fromIdx": 0, "timeoutMs": 200}); hint(err) != "READ_TIMEOUT" {
+	if _, err := call(bridge.MethodStreamRead, map[string]any{"id": "s2", "fromIdx": 0, "timeoutMs": 200}); hint(err) != "READ_TIMEOUT" {
 		t.Errorf("read of an open stream: want READ_TIMEOUT, got %v", err)
 	}
-	if r := must("streamStore.purge", map[string]any{}); r["purged"] != 0.0 {
+	if r := must(bridge.MethodStreamPurge, map[string]any{}); r["purged"] != 0.0 {
 		t.Errorf("purge: %v", r)
 	}
 	// Large and non-ASCII chunks come back byte for byte.
-	must("streamStore.open", map[string]any{"id": "s3"})
+	must(bridge.MethodStreamOpen, map[string]any{"id": "s3"})
 	big := strings.Repeat("ü\n\"\\", 1<<18)
-	must("streamStore.append", map[string]any{"id": "s3", "fromIdx": 0, "chunks": []string{big, "°C — 🙂"}})
-	must("streamStore.close", map[string]any{"id": "s3"})
-	if r := must("streamStore.read", map[string]any{"id": "s3", "fromIdx": 0, "timeoutMs": 5000}); !reflect.DeepEqual(r["chunks"], []any{big, "°C — 🙂"}) {
+	must(bridge.MethodStreamAppend, map[string]any{"id": "s3", "fromIdx": 0, "chunks": []string{big, "°C — 🙂"}})
+	must(bridge.MethodStreamClose, map[string]any{"id": "s3"})
+	if r := must(bridge.MethodStreamRead, map[string]any{"id": "s3", "fromIdx": 0, "timeoutMs": 5000}); !reflect.DeepEqual(r["chunks"], []any{big, "°C — 🙂"}) {
 		t.Errorf("large read came back different")
 	}
 }
@@ -466,12 +466,12 @@ func TestBridgeRunRegistry(t *testing.T) {
 	ctx := context.Background()
 	record := func(run map[string]any) (string, error) {
 		var res struct{ ID string }
-		err := c.Call(ctx, "runRegistry.record", map[string]any{"run": run}, &res)
+		err := c.Call(ctx, bridge.MethodRunRecord, map[string]any{"run": run}, &res)
 		return res.ID, err
 	}
 	get := func(ref string) map[string]any {
 		var res struct{ Run map[string]any }
-		if err := c.Call(ctx, "runRegistry.get", map[string]any{"run": ref}, &res); err != nil {
+		if err := c.Call(ctx, bridge.MethodRunGet, map[string]any{"run": ref}, &res); err != nil {
 			t.Fatal(err)
 		}
 		return norm(res.Run)
@@ -511,13 +511,13 @@ func TestBridgeRunRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c1, c2 struct{ Run map[string]any }
-	c.Call(ctx, "runRegistry.requestCancel", map[string]any{"run": "x4"}, &c1)
-	c.Call(ctx, "runRegistry.requestCancel", map[string]any{"run": "x4"}, &c2)
+	c.Call(ctx, bridge.MethodRunRequestCancel, map[string]any{"run": "x4"}, &c1)
+	c.Call(ctx, bridge.MethodRunRequestCancel, map[string]any{"run": "x4"}, &c2)
 	if c1.Run["status"] != "running" || c1.Run["cancelRequestedAt"] == nil || c1.Run["cancelRequestedAt"] != c2.Run["cancelRequestedAt"] {
 		t.Errorf("cancel requests: %v then %v", c1.Run, c2.Run)
 	}
 	var term struct{ Run map[string]any }
-	c.Call(ctx, "runRegistry.requestCancel", map[string]any{"run": "x3"}, &term)
+	c.Call(ctx, bridge.MethodRunRequestCancel, map[string]any{"run": "x3"}, &term)
 	if term.Run["cancelRequestedAt"] != nil {
 		t.Errorf("a failed run got a cancel request: %v", term.Run)
 	}
@@ -531,12 +531,12 @@ func TestBridgeRunRegistry(t *testing.T) {
 		made = append([]string{id}, made...)
 	}
 	var page struct{ Runs []map[string]any }
-	c.Call(ctx, "runRegistry.list", map[string]any{"tenant": "pager", "limit": 2}, &page)
+	c.Call(ctx, bridge.MethodRunList, map[string]any{"tenant": "pager", "limit": 2}, &page)
 	if len(page.Runs) != 2 || page.Runs[0]["id"] != made[0] || page.Runs[1]["id"] != made[1] {
 		t.Fatalf("first page: %v", page.Runs)
 	}
 	var page2 struct{ Runs []map[string]any }
-	c.Call(ctx, "runRegistry.list", map[string]any{"tenant": "pager", "limit": 2, "before": page.Runs[1]["createdAt"]}, &page2)
+	c.Call(ctx, bridge.MethodRunList, map[string]any{"tenant": "pager", "limit": 2, "before": page.Runs[1]["createdAt"]}, &page2)
 	var got []string
 	for _, r := range page2.Runs {
 		got = append(got, r["id"].(string))
@@ -545,11 +545,11 @@ func TestBridgeRunRegistry(t *testing.T) {
 		t.Errorf("second page %v, want %v", got, made[2:4])
 	}
 	var purge struct{ Purged int }
-	if err := c.Call(ctx, "runRegistry.purge", map[string]any{}, &purge); err != nil || purge.Purged != 0 {
+	if err := c.Call(ctx, bridge.MethodRunPurge, map[string]any{}, &purge); err != nil || purge.Purged != 0 {
 		t.Errorf("purge of young runs: %v %v", purge, err)
 	}
 	var missing struct{ Run any }
-	c.Call(ctx, "runRegistry.get", map[string]any{"run": "00000000-0000-0000-0000-000000000000"}, &missing)
+	c.Call(ctx, bridge.MethodRunGet, map[string]any{"run": "00000000-0000-0000-0000-000000000000"}, &missing)
 	if missing.Run != nil {
 		t.Errorf("get of an unknown id: %v", missing.Run)
 	}

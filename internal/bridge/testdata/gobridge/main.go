@@ -22,6 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
 )
 
 var (
@@ -100,7 +102,7 @@ func main() {
 				fmt.Fprintf(os.Stderr, "gobridge: bad request line: %v\n", jerr)
 				continue
 			}
-			if req.Method == "initialize" || req.Method == "shutdown" {
+			if req.Method == bridge.MethodInitialize || req.Method == bridge.MethodShutdown {
 				handle(req)
 			} else {
 				wg.Add(1)
@@ -124,7 +126,7 @@ func initResult() any {
 
 func handle(req request) {
 	switch req.Method {
-	case "initialize":
+	case bridge.MethodInitialize:
 		if *fault == "init-error" {
 			fmt.Fprintln(os.Stderr, "Error: Cannot find module '@chatlet/core'")
 			answerErr(req.ID, -32000, "cannot load the adapter", nil)
@@ -136,7 +138,7 @@ func handle(req request) {
 		}
 		answer(req.ID, initResult())
 		return
-	case "shutdown":
+	case bridge.MethodShutdown:
 		answer(req.ID, nil)
 		return
 	}
@@ -178,7 +180,7 @@ func handle(req request) {
 		return
 	}
 	switch req.Method {
-	case "converter.fromSdk":
+	case bridge.MethodFromSDK:
 		var native map[string]any
 		if err := decode(p["native"], &native); err != nil || native == nil {
 			answerErr(req.ID, -32602, "native must be a chatlet message object", nil)
@@ -190,7 +192,7 @@ func handle(req request) {
 			return
 		}
 		answer(req.ID, map[string]any{"message": msg})
-	case "converter.toSdk":
+	case bridge.MethodToSDK:
 		var msg map[string]any
 		if err := decode(p["message"], &msg); err != nil || msg == nil {
 			answerErr(req.ID, -32602, "message must be an object", nil)
