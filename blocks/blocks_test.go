@@ -382,3 +382,23 @@ func pgCode(err error) string {
 	}
 	return ""
 }
+
+// blocks.Template prepares an empty database with every block, as the
+// template pgserver clones, and names the roles supabase-base makes.
+func TestTemplatePrepare(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	if err := (blocks.Template{}).Prepare(t.Context(), conn); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRow(t.Context(), "select count(*) from better_supabase.modules").Scan(&n); err != nil || n != len(blocks.List()) {
+		t.Errorf("%d modules installed (%v), want %d", n, err, len(blocks.List()))
+	}
+	for _, r := range (blocks.Template{}).Roles() {
+		var ok bool
+		if err := conn.QueryRow(t.Context(), "select exists (select from pg_roles where rolname = $1)", r).Scan(&ok); err != nil || !ok {
+			t.Errorf("role %s does not exist after Prepare (%v)", r, err)
+		}
+	}
+}

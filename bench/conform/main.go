@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 )
 
@@ -54,7 +55,7 @@ func run(runs int) error {
 	}
 
 	fmt.Fprintln(os.Stderr, "starting a server for the --dsn runs...")
-	srv, err := pgserver.Start(ctx, pgserver.Options{Strategy: "local"})
+	srv, err := pgserver.Start(ctx, pgserver.Options{Strategy: "local", Template: blocks.Template{}})
 	if err != nil {
 		return err
 	}

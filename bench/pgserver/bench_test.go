@@ -24,7 +24,7 @@ import (
 
 func start(b *testing.B, cache string) *pgserver.Server {
 	b.Helper()
-	s, err := pgserver.Start(context.Background(), pgserver.Options{Strategy: "local", CacheDir: cache})
+	s, err := pgserver.Start(context.Background(), pgserver.Options{Strategy: "local", CacheDir: cache, Template: blocks.Template{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func BenchmarkStart(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			s := start(b, cache)
-			tpl, err := s.BlocksTemplate(context.Background())
+			tpl, err := s.Template(context.Background(), blocks.Template{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func BenchmarkStart(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			s := start(b, cache)
-			tpl, _ := s.BlocksTemplate(context.Background())
+			tpl, _ := s.Template(context.Background(), blocks.Template{})
 			db, err := s.CreateDatabase(context.Background(), tpl)
 			if err != nil {
 				b.Fatal(err)
@@ -93,7 +93,7 @@ func BenchmarkStart(b *testing.B) {
 			}
 			b.StartTimer()
 			s := start(b, cache)
-			tpl, err := s.BlocksTemplate(context.Background())
+			tpl, err := s.Template(context.Background(), blocks.Template{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func BenchmarkClone(b *testing.B) {
 	s := start(b, "")
 	defer s.Close()
 	ctx := context.Background()
-	tpl, err := s.BlocksTemplate(ctx)
+	tpl, err := s.Template(ctx, blocks.Template{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func BenchmarkAppend(b *testing.B) {
 	s := start(b, "")
 	defer s.Close()
 	ctx := context.Background()
-	tpl, err := s.BlocksTemplate(ctx)
+	tpl, err := s.Template(ctx, blocks.Template{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
@@ -161,7 +162,7 @@ func (f *pgFlags) options(app *App) (pgserver.Options, error) {
 	if dsn != "" && f.strategy != "auto" && f.strategy != "dsn" {
 		return pgserver.Options{}, usageErr("drop --dsn (and unset BSADAPTER_DSN) to use --pg "+f.strategy+", or use --pg dsn", "--pg %s and a DSN do not go together", f.strategy)
 	}
-	return pgserver.Options{Strategy: f.strategy, DSN: dsn, Image: f.image, Log: app.Err}, nil
+	return pgserver.Options{Strategy: f.strategy, DSN: dsn, Image: f.image, Log: app.Err, Template: blocks.Template{}}, nil
 }
 
 // startPG gets the server the flags ask for. The caller must Close it.

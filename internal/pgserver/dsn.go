@@ -38,18 +38,17 @@ func startDSN(ctx context.Context, opts Options) (*Server, error) {
 	if dropped := sweepDatabases(cctx, conn); len(dropped) > 0 && opts.Log != nil {
 		fmt.Fprintf(opts.Log, "pgserver: dropped %s, left by a bsadapter run that was killed\n", strings.Join(dropped, ", "))
 	}
-	var missingRoles []string
-	if err := conn.QueryRow(cctx, `SELECT coalesce(array_agg(r), '{}') FROM unnest(array['anon','authenticated','service_role']) r
-		WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r)`).Scan(&missingRoles); err != nil {
-		return nil, fmt.Errorf("pgserver: dsn: cannot read the server's roles: %w", err)
-	}
 	s := &Server{
-		newRoles:    missingRoles,
 		strategy:    "dsn",
 		base:        opts.DSN,
 		adminDB:     admin,
 		log:         opts.Log,
 		dropOnClose: true,
+	}
+	if opts.Template != nil {
+		if err := s.noteMissingRolesOn(cctx, conn, opts.Template.Roles()); err != nil {
+			return nil, err
+		}
 	}
 	s.logf("pgserver: using the server of the DSN as role %s; bsadapter works in databases of its own and drops them at the end", role)
 	return s, nil

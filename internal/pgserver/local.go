@@ -23,14 +23,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 )
 
 // cacheFormat changes whenever the layout of a cached template changes, so
 // that an old bsadapter and a new one never share a template.
-const cacheFormat = "3"
+const cacheFormat = "4"
 
 // runPrefix names the per-run folders; the stale sweep recognises them by
 // it and by the pid that follows.
@@ -200,13 +199,19 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 
-	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version))
+	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version, opts.Template))
 	data := filepath.Join(l.runDir, "data")
 	if _, err := os.Stat(filepath.Join(tmpl, readyMarker)); err == nil {
 		err := copyTree(tmpl, data, l.cred, readyMarker)
 		if err == nil {
 			if err = l.start(ctx, s); err == nil {
-				s.blocksTpl = BlocksTemplateName
+				if opts.Template != nil {
+					s.setTemplate(opts.Template.Key(), TemplateName)
+				}
+				// The cluster's time is its last use: pruneCache keeps the
+				// clusters of every template in use, not only the newest.
+				now := time.Now()
+				_ = os.Chtimes(tmpl, now, now)
 				s.logf("pgserver: local PostgreSQL %s ready in %v (cached template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
 				pruneCache(cacheDir, tmpl)
 				return s, nil
@@ -225,10 +230,10 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 		discardTemplate(tmpl)
 	}
 
-	// First run with this server version and these blocks: build the
-	// template, keep a pristine stopped copy for the cache, and run on
+	// First run with this server version and this template: build the
+	// cluster, keep a pristine stopped copy for the cache, and run on
 	// another copy.
-	s.logf("pgserver: first run with PostgreSQL %s and these blocks: creating the template in %s", version, tmpl)
+	s.logf("pgserver: first run with PostgreSQL %s and this template: creating the cluster in %s", version, tmpl)
 	pristine := filepath.Join(l.runDir, "pristine")
 	var phases []string
 	mark := time.Now()
@@ -248,13 +253,15 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 		return fail(err)
 	}
 	phase("start")
-	if err := s.createNamed(ctx, BlocksTemplateName, "", false); err != nil {
-		return fail(err)
+	if opts.Template != nil {
+		if err := s.createNamed(ctx, TemplateName, "", false); err != nil {
+			return fail(err)
+		}
+		if err := s.prepare(ctx, TemplateName, opts.Template); err != nil {
+			return fail(err)
+		}
+		phase("template")
 	}
-	if err := s.installInto(ctx, BlocksTemplateName); err != nil {
-		return fail(err)
-	}
-	phase("blocks")
 	if err := slimTemplate(ctx, s); err != nil {
 		return fail(err)
 	}
@@ -284,7 +291,9 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 		return fail(err)
 	}
 	phase("start")
-	s.blocksTpl = BlocksTemplateName
+	if opts.Template != nil {
+		s.setTemplate(opts.Template.Key(), TemplateName)
+	}
 	s.logf("pgserver: local PostgreSQL %s ready in %v (new template: %s; %s)", version, time.Since(begin).Round(time.Millisecond), strings.Join(phases, ", "), l.runDir)
 	return s, nil
 }
@@ -324,14 +333,15 @@ func firstLineOf(err error) string {
 	return line
 }
 
-// cacheKey names a template by everything that goes into it: the server
-// version, the embedded blocks and the template layout.
-func cacheKey(version string) string {
-	h := sha256.New()
-	io.WriteString(h, cacheFormat+"\x00"+version+"\x00")
-	for _, m := range blocks.List() {
-		io.WriteString(h, m.Name+"\x00"+m.Version+"\x00"+m.SQL+"\x00")
+// cacheKey names a cached cluster by everything that goes into it: the
+// server version, the cluster's layout and the template database's key.
+func cacheKey(version string, t Template) string {
+	key := ""
+	if t != nil {
+		key = t.Key()
 	}
+	h := sha256.New()
+	io.WriteString(h, cacheFormat+"\x00"+version+"\x00"+key+"\x00")
 	return version + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -365,8 +375,9 @@ func saveTemplate(src, cacheDir, target string) error {
 	return nil
 }
 
-// pruneCache removes the templates of other blocks or versions, which are
-// of no use any more, and builds that were abandoned. Recent ones stay:
+// pruneCache removes the clusters of other templates or versions not used
+// for a while, which are of no use any more, and builds that were
+// abandoned. Recent ones stay:
 // another bsadapter may be copying them right now (a copy takes well under
 // a second).
 func pruneCache(cacheDir, keep string) {

@@ -3,11 +3,16 @@
 // output, or a container. Whatever it starts or creates, Close removes: the
 // databases it created, the processes it started, the folders it made.
 //
+// A server holds no schema of its own. What a caller needs in its
+// databases it describes as a [Template]; [Server.Template] prepares it
+// once, in a template database that [Server.CreateDatabase] clones.
+//
 // The local strategy is the fast one. The first run on a machine runs
-// initdb, installs every embedded block into a template database and keeps
-// the stopped cluster in the user's cache folder, keyed by the server's
-// version and a hash of the blocks; every later run copies that folder onto
-// tmpfs and starts postgres on it directly, with durability off.
+// initdb, prepares the template given in [Options] (if any) and keeps the
+// stopped cluster in the user's cache folder, keyed by the server's
+// version and the template's key; every later run copies that folder onto
+// tmpfs and starts postgres on it directly, with durability off, its
+// template already prepared.
 package pgserver
 
 import (
@@ -19,11 +24,11 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -36,6 +41,29 @@ type Options struct {
 	Image    string    // for "docker"
 	CacheDir string    // where the initdb template lives; default os.UserCacheDir()/bsadapter/pg-<major>
 	Log      io.Writer // progress notes, may be nil
+	// Template, when set, is prepared with the server: the local strategy
+	// keeps it in its cached cluster, so that later runs find it ready,
+	// and the dsn strategy drops on Close the roles of Template.Roles that
+	// the server did not have when it connected. A template not given
+	// here is prepared by the first Server.Template call that asks for it.
+	Template Template
+}
+
+// A Template is the content of a template database: what a caller
+// needs in every database it clones. pgserver runs Prepare and knows
+// nothing of what it does.
+type Template interface {
+	// Key identifies the content: two templates with the same key prepare
+	// the same database. The local strategy's cache is keyed by it, so it
+	// must change whenever what Prepare installs changes.
+	Key() string
+	// Prepare fills a new, empty database through conn, a connection to
+	// it as the server's superuser (or the DSN's role).
+	Prepare(ctx context.Context, conn *pgx.Conn) error
+	// Roles lists the roles Prepare may create. Roles belong to the whole
+	// server, not to a database, so a server bsadapter did not start drops
+	// on Close those of them it did not have before.
+	Roles() []string
 }
 
 // Strategies lists the values Options.Strategy accepts.
@@ -45,10 +73,9 @@ var Strategies = []string{"auto", "dsn", "local", "docker"}
 // Options.Image is empty: PostgreSQL 15, pinned so that runs agree.
 const DefaultImage = "postgres:15.8-alpine"
 
-// BlocksTemplateName is the database, in servers bsadapter starts itself,
-// that holds every embedded block and serves as the template of per-suite
-// clones.
-const BlocksTemplateName = "bsadapter_blocks"
+// TemplateName is the database, in servers the local strategy starts,
+// that holds Options.Template, prepared, for clones.
+const TemplateName = "bsadapter_template"
 
 // Server is a PostgreSQL server obtained by Start.
 type Server struct {
@@ -60,8 +87,8 @@ type Server struct {
 	log     io.Writer
 
 	mu        sync.Mutex
-	created   []string // databases to drop on Close, in creation order
-	blocksTpl string   // the blocks template, once known
+	created   []string          // databases to drop on Close, in creation order
+	templates map[string]string // template key -> its prepared database
 	closed    bool
 	closeErr  error
 
@@ -75,9 +102,9 @@ type Server struct {
 	// dropOnClose says whether Close must drop the created databases one
 	// by one; a throwaway server takes them with it.
 	dropOnClose bool
-	// newRoles are the Supabase API roles the server did not have when the
-	// dsn strategy connected. Installing supabase-base creates them, and
-	// roles belong to the whole server, so Close drops them again.
+	// newRoles are the roles of the templates' Roles the server did not
+	// have when the dsn strategy connected (or before a template was
+	// prepared). Roles belong to the whole server, so Close drops them.
 	newRoles []string
 }
 
@@ -225,8 +252,10 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 			break
 		}
 	}
-	if s.blocksTpl == name {
-		s.blocksTpl = ""
+	for key, db := range s.templates {
+		if db == name {
+			delete(s.templates, key)
+		}
 	}
 	s.mu.Unlock()
 	return nil
@@ -248,44 +277,56 @@ func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
 	return nil
 }
 
-// BlocksTemplate returns the name of a database with every embedded block
-// installed, for CreateDatabase to clone. Servers bsadapter starts from its
-// cache already have it; otherwise the first call creates it. Do not
-// connect to it: a template with open connections cannot be cloned.
-func (s *Server) BlocksTemplate(ctx context.Context) (string, error) {
+// Template returns the name of a database prepared with t, for
+// CreateDatabase to clone. A server started with t in Options already has
+// it; otherwise the first call for t's key prepares it. Do not connect to
+// it: a template with open connections cannot be cloned.
+func (s *Server) Template(ctx context.Context, t Template) (string, error) {
+	key := t.Key()
 	s.mu.Lock()
-	if s.blocksTpl != "" {
-		defer s.mu.Unlock()
-		return s.blocksTpl, nil
+	if name, ok := s.templates[key]; ok {
+		s.mu.Unlock()
+		return name, nil
 	}
 	s.mu.Unlock()
+	if err := s.noteMissingRoles(ctx, t.Roles()); err != nil {
+		return "", err
+	}
 	name, err := s.CreateDatabase(ctx, "")
 	if err != nil {
 		return "", err
 	}
-	if err := s.installInto(ctx, name); err != nil {
+	if err := s.prepare(ctx, name, t); err != nil {
 		_ = s.DropDatabase(context.WithoutCancel(ctx), name)
 		return "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.blocksTpl != "" { // another goroutine won the race
+	if won, ok := s.templates[key]; ok { // another goroutine won the race
 		go func() { _ = s.DropDatabase(context.WithoutCancel(ctx), name) }()
-		return s.blocksTpl, nil
+		return won, nil
 	}
-	s.blocksTpl = name
+	s.setTemplate(key, name)
 	return name, nil
 }
 
-// installInto installs every block into db and marks it a template.
-func (s *Server) installInto(ctx context.Context, db string) error {
+// setTemplate records db as the prepared database of key; s.mu is held.
+func (s *Server) setTemplate(key, db string) {
+	if s.templates == nil {
+		s.templates = map[string]string{}
+	}
+	s.templates[key] = db
+}
+
+// prepare runs t's Prepare in db and marks db a template.
+func (s *Server) prepare(ctx context.Context, db string, t Template) error {
 	conn, err := s.Connect(ctx, db)
 	if err != nil {
 		return err
 	}
-	if _, err := blocks.Install(ctx, conn); err != nil {
+	if err := t.Prepare(ctx, conn); err != nil {
 		conn.Close(context.WithoutCancel(ctx))
-		return err
+		return fmt.Errorf("pgserver: prepare template database %s: %w", db, err)
 	}
 	conn.Close(context.WithoutCancel(ctx))
 	admin, err := s.Connect(ctx, s.adminDB)
@@ -295,6 +336,38 @@ func (s *Server) installInto(ctx context.Context, db string) error {
 	defer admin.Close(context.WithoutCancel(ctx))
 	if _, err := admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{db}.Sanitize()+" IS_TEMPLATE true"); err != nil {
 		return fmt.Errorf("pgserver: mark %s a template: %w", db, err)
+	}
+	return nil
+}
+
+// noteMissingRoles remembers which of roles the server does not have yet,
+// for Close to drop: on a server bsadapter did not start, what a template
+// creates must not outlive the run. Throwaway servers take their roles
+// with them.
+func (s *Server) noteMissingRoles(ctx context.Context, roles []string) error {
+	if !s.dropOnClose || len(roles) == 0 {
+		return nil
+	}
+	conn, err := s.Connect(ctx, s.adminDB)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return s.noteMissingRolesOn(ctx, conn, roles)
+}
+
+func (s *Server) noteMissingRolesOn(ctx context.Context, conn *pgx.Conn, roles []string) error {
+	var missing []string
+	if err := conn.QueryRow(ctx, `SELECT coalesce(array_agg(r), '{}') FROM unnest($1::text[]) r
+		WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r)`, roles).Scan(&missing); err != nil {
+		return fmt.Errorf("pgserver: cannot read the server's roles: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range missing {
+		if !slices.Contains(s.newRoles, r) {
+			s.newRoles = append(s.newRoles, r)
+		}
 	}
 	return nil
 }
@@ -323,7 +396,10 @@ func (s *Server) Close() error {
 					errs = append(errs, err)
 				}
 			}
-			dropNewRoles(ctx, conn, s.newRoles)
+			s.mu.Lock()
+			roles := slices.Clone(s.newRoles)
+			s.mu.Unlock()
+			dropNewRoles(ctx, conn, roles)
 			conn.Close(ctx)
 		}
 	}
@@ -377,7 +453,7 @@ func sweepDatabases(ctx context.Context, conn *pgx.Conn) []string {
 	host, _ := os.Hostname()
 	rows, err := conn.Query(ctx, `select d.datname, c.description
 		from pg_database d join pg_shdescription c on c.objoid = d.oid and c.classoid = 'pg_database'::regclass
-		where d.datname like 'bsadapter\_%' and d.datname <> $2 and c.description like $1`, ownerPrefix+host+" %", BlocksTemplateName)
+		where d.datname like 'bsadapter\_%' and d.datname <> $2 and c.description like $1`, ownerPrefix+host+" %", TemplateName)
 	if err != nil {
 		return nil
 	}

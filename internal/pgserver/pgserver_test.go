@@ -25,6 +25,33 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// probeTemplate is a small template of the tests' own: a table of four
+// rows, a function and a role that may call it. pgserver knows nothing of
+// what a template holds; these tests prove it prepares, caches and clones
+// whatever it is given.
+type probeTemplate struct{}
+
+const probeRole = "pgserver_probe_caller"
+
+func (probeTemplate) Key() string     { return "pgserver-probe-1" }
+func (probeTemplate) Roles() []string { return []string{probeRole} }
+func (probeTemplate) Prepare(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, `
+		create schema probe;
+		create table probe.items (n int);
+		insert into probe.items select generate_series(1, 4);
+		create function probe.ping() returns boolean language sql as 'select true';
+		do $$ begin
+			if not exists (select from pg_roles where rolname = '`+probeRole+`') then
+				create role `+probeRole+` nologin;
+			end if;
+		end $$;
+		grant `+probeRole+` to current_user;
+		grant usage on schema probe to `+probeRole+`;
+		grant execute on function probe.ping() to `+probeRole)
+	return err
+}
+
 // The test binary doubles as a helper process for the tests that need
 // another user or a bsadapter that dies: BSADAPTER_PGSERVER_HELPER selects
 // what it does.
@@ -42,18 +69,18 @@ func TestMain(m *testing.M) {
 // helperRun starts a local server, prints what it got as JSON, and then
 // either closes it or waits to be killed.
 func helperRun(hang bool) int {
-	s, err := Start(context.Background(), Options{Strategy: "local", CacheDir: os.Getenv("BSADAPTER_PGSERVER_CACHE")})
+	s, err := Start(context.Background(), Options{Strategy: "local", CacheDir: os.Getenv("BSADAPTER_PGSERVER_CACHE"), Template: probeTemplate{}})
 	if err != nil {
 		fmt.Println(`{"error":` + strconv.Quote(err.Error()) + `}`)
 		return 1
 	}
 	out := map[string]any{"runDir": s.runDir, "pid": s.pid, "uid": os.Geteuid()}
 	ctx := context.Background()
-	if tpl, err := s.BlocksTemplate(ctx); err == nil {
+	if tpl, err := s.Template(ctx, probeTemplate{}); err == nil {
 		if db, err := s.CreateDatabase(ctx, tpl); err == nil {
 			if conn, err := s.Connect(ctx, db); err == nil {
 				var n int
-				conn.QueryRow(ctx, "select count(*) from better_supabase.modules").Scan(&n)
+				conn.QueryRow(ctx, "select count(*) from probe.items").Scan(&n)
 				var user string
 				conn.QueryRow(ctx, "select usename from pg_stat_activity where backend_type = 'checkpointer' union all select current_user limit 1").Scan(&user)
 				out["modules"] = n
@@ -174,7 +201,7 @@ func countModules(t *testing.T, s *Server, db string) int {
 	}
 	defer conn.Close(context.Background())
 	var n int
-	if err := conn.QueryRow(context.Background(), "select count(*) from better_supabase.modules").Scan(&n); err != nil {
+	if err := conn.QueryRow(context.Background(), "select count(*) from probe.items").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -190,7 +217,7 @@ func TestLocalColdThenWarm(t *testing.T) {
 	ctx := context.Background()
 	for _, run := range []string{"cold", "warm"} {
 		var log bytes.Buffer
-		s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache, Log: &log})
+		s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache, Log: &log, Template: probeTemplate{}})
 		if err != nil {
 			t.Fatalf("%s start: %v", run, err)
 		}
@@ -204,9 +231,9 @@ func TestLocalColdThenWarm(t *testing.T) {
 		if !strings.HasPrefix(s.runDir, "/dev/shm/") && runFolderBase() == "/dev/shm" {
 			t.Errorf("run folder %s is not on tmpfs", s.runDir)
 		}
-		tpl, err := s.BlocksTemplate(ctx)
-		if err != nil || tpl != BlocksTemplateName {
-			t.Fatalf("BlocksTemplate = %q, %v", tpl, err)
+		tpl, err := s.Template(ctx, probeTemplate{})
+		if err != nil || tpl != TemplateName {
+			t.Fatalf("Template = %q, %v", tpl, err)
 		}
 		a, err := s.CreateDatabase(ctx, tpl)
 		if err != nil {
@@ -227,7 +254,7 @@ func TestLocalColdThenWarm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn.Exec(ctx, "delete from better_supabase.modules")
+		conn.Exec(ctx, "delete from probe.items")
 		conn.Close(ctx)
 		if n := countModules(t, s, b); n != 4 {
 			t.Errorf("%s: changing one clone changed the other (%d modules)", run, n)
@@ -255,6 +282,70 @@ func TestLocalColdThenWarm(t *testing.T) {
 			t.Errorf("%s: cache folder holds %v, want one template", run, names)
 		}
 	}
+}
+
+// A template the server was not started with is prepared on first use,
+// once, in a database of its own that Close drops; the server's own
+// template is not it.
+func TestTemplateOnDemand(t *testing.T) {
+	needLocal(t)
+	ctx := context.Background()
+	s, err := Start(ctx, Options{Strategy: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if slices.Contains(databases(t, s), TemplateName) {
+		t.Errorf("a server started without a template has %s", TemplateName)
+	}
+	tpl, err := s.Template(ctx, probeTemplate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tpl == TemplateName || !strings.HasPrefix(tpl, "bsadapter_") {
+		t.Errorf("on-demand template named %q", tpl)
+	}
+	if again, err := s.Template(ctx, probeTemplate{}); again != tpl || err != nil {
+		t.Errorf("second call: %q, %v, want %q", again, err, tpl)
+	}
+	clone, err := s.CreateDatabase(ctx, tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countModules(t, s, clone); n != 4 {
+		t.Errorf("clone has %d rows, want 4", n)
+	}
+	if _, err := s.Template(ctx, failingTemplate{}); err == nil || !strings.Contains(err.Error(), "no_such_thing") {
+		t.Errorf("a template whose Prepare fails: %v", err)
+	}
+	// The failed template's database is gone: only the probe template and
+	// its clone are left of what the server made.
+	var ours []string
+	for _, n := range databases(t, s) {
+		if strings.HasPrefix(n, "bsadapter_") {
+			ours = append(ours, n)
+		}
+	}
+	if want := []string{clone, tpl}; !sameSet(ours, want) {
+		t.Errorf("databases %v, want %v", ours, want)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// failingTemplate's Prepare fails, as a broken install would.
+type failingTemplate struct{}
+
+func (failingTemplate) Key() string     { return "pgserver-failing" }
+func (failingTemplate) Roles() []string { return nil }
+func (failingTemplate) Prepare(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, "select * from no_such_thing")
+	return err
 }
 
 // Two processes building the same template at once both succeed and the
@@ -553,7 +644,7 @@ func TestLocalStartInterrupted(t *testing.T) {
 		cache := t.TempDir()
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(after, cancel)
-		s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache})
+		s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache, Template: probeTemplate{}})
 		cancel()
 		if err == nil {
 			s.Close()
@@ -746,20 +837,12 @@ func TestDSN(t *testing.T) {
 		return fmt.Sprintf("postgres://%s@/%s?host=%s&sslmode=disable", role, db, host.runDir)
 	}
 	before := databases(t, host)
-	apiRoles := func() (n int) {
-		admin.QueryRow(ctx, "select count(*) from pg_roles where rolname in ('anon', 'authenticated', 'service_role')").Scan(&n)
+	probeRoles := func() (n int) {
+		admin.QueryRow(ctx, "select count(*) from pg_roles where rolname = $1", probeRole).Scan(&n)
 		return n
 	}
-	// A server from the cache has the blocks, and so the API roles; make
-	// it a plain server without them, like most users' servers.
-	for _, q := range []string{"alter database " + BlocksTemplateName + " is_template false", "drop database " + BlocksTemplateName, "drop role anon, authenticated, service_role"} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before = databases(t, host)
-	if n := apiRoles(); n != 0 {
-		t.Fatalf("the server still has %d of the API roles", n)
+	if n := probeRoles(); n != 0 {
+		t.Fatalf("the server already has the template's role")
 	}
 
 	_, err = Start(ctx, Options{Strategy: "dsn", DSN: dsnFor("plain", "postgres")})
@@ -767,40 +850,43 @@ func TestDSN(t *testing.T) {
 		t.Errorf("a role without CREATEDB: %v", err)
 	}
 
-	s, err := Start(ctx, Options{Strategy: "dsn", DSN: dsnFor("maker", "userdb")})
+	s, err := Start(ctx, Options{Strategy: "dsn", DSN: dsnFor("maker", "userdb"), Template: probeTemplate{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Strategy() != "dsn" {
 		t.Errorf("strategy %q", s.Strategy())
 	}
-	tpl, err := s.BlocksTemplate(ctx)
+	tpl, err := s.Template(ctx, probeTemplate{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if again, err := s.Template(ctx, probeTemplate{}); again != tpl || err != nil {
+		t.Errorf("a second Template call gave %q, %v, want %q again", again, err, tpl)
 	}
 	clone, err := s.CreateDatabase(ctx, tpl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := countModules(t, s, clone); n != 4 {
-		t.Errorf("clone has %d modules", n)
+		t.Errorf("clone has %d rows", n)
 	}
 	var owner string
 	admin.QueryRow(ctx, "select pg_get_userbyid(datdba) from pg_database where datname = $1", clone).Scan(&owner)
 	if owner != "maker" {
 		t.Errorf("the clone belongs to %q, want the DSN's role", owner)
 	}
-	// The clone works as the roles the conformance suites use.
+	// The clone works as the role the template made.
 	conn, err := s.Connect(ctx, clone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var open bool
-	if _, err := conn.Exec(ctx, "set role service_role"); err != nil {
-		t.Errorf("the DSN's role cannot act as service_role: %v", err)
+	var ok bool
+	if _, err := conn.Exec(ctx, "set role "+probeRole); err != nil {
+		t.Errorf("the DSN's role cannot act as %s: %v", probeRole, err)
 	}
-	if err := conn.QueryRow(ctx, "select better_supabase.stream_open('x')").Scan(&open); err != nil || !open {
-		t.Errorf("as service_role in the clone: %v, %v", open, err)
+	if err := conn.QueryRow(ctx, "select probe.ping()").Scan(&ok); err != nil || !ok {
+		t.Errorf("as %s in the clone: %v, %v", probeRole, ok, err)
 	}
 	conn.Close(ctx)
 	if err := s.Close(); err != nil {
@@ -809,10 +895,10 @@ func TestDSN(t *testing.T) {
 	if after := databases(t, host); !slices.Equal(after, before) {
 		t.Errorf("databases before %v, after %v", before, after)
 	}
-	// The API roles the run created are gone again: roles belong to the
-	// whole server, not to the databases the run dropped.
-	if n := apiRoles(); n != 0 {
-		t.Errorf("%d of the API roles the run created are left on the server", n)
+	// The role the run's template created is gone again: roles belong to
+	// the whole server, not to the databases the run dropped.
+	if n := probeRoles(); n != 0 {
+		t.Errorf("the role the run created is left on the server")
 	}
 	// The DSN's own database was not touched.
 	userConn, err := host.Connect(ctx, "userdb")
@@ -821,9 +907,9 @@ func TestDSN(t *testing.T) {
 	}
 	defer userConn.Close(ctx)
 	var touched bool
-	userConn.QueryRow(ctx, "select exists (select from pg_namespace where nspname in ('better_supabase', 'auth'))").Scan(&touched)
+	userConn.QueryRow(ctx, "select exists (select from pg_namespace where nspname = 'probe')").Scan(&touched)
 	if touched {
-		t.Error("the DSN's own database got the blocks")
+		t.Error("the DSN's own database got the template")
 	}
 }
 
@@ -927,11 +1013,11 @@ func TestLocalUnwritableCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	s, err := Start(context.Background(), Options{Strategy: "local", CacheDir: cache, Log: &log})
+	s, err := Start(context.Background(), Options{Strategy: "local", CacheDir: cache, Log: &log, Template: probeTemplate{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := countModules(t, s, BlocksTemplateName); n != 4 {
+	if n := countModules(t, s, TemplateName); n != 4 {
 		t.Errorf("%d modules", n)
 	}
 	pid, dir := s.pid, s.runDir
@@ -950,7 +1036,7 @@ func TestLocalDamagedTemplate(t *testing.T) {
 	defer checkNoNewOrphans(t, orphanIPC())
 	cache := t.TempDir()
 	ctx := context.Background()
-	s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache})
+	s, err := Start(ctx, Options{Strategy: "local", CacheDir: cache, Template: probeTemplate{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -964,11 +1050,11 @@ func TestLocalDamagedTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	s, err = Start(ctx, Options{Strategy: "local", CacheDir: cache, Log: &log})
+	s, err = Start(ctx, Options{Strategy: "local", CacheDir: cache, Log: &log, Template: probeTemplate{}})
 	if err != nil {
 		t.Fatalf("start on a damaged template: %v", err)
 	}
-	if n := countModules(t, s, BlocksTemplateName); n != 4 {
+	if n := countModules(t, s, TemplateName); n != 4 {
 		t.Errorf("%d modules", n)
 	}
 	pid, dir := s.pid, s.runDir

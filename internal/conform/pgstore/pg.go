@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/jackc/pgx/v5"
@@ -35,10 +36,12 @@ type pgStore struct {
 	n        atomic.Int64
 }
 
-// New prepares srv for the suites: it makes sure the blocks
-// template exists and clones the database the run shares.
+// New prepares srv for the suites: it installs the embedded blocks into
+// the server's template database for them (once; a server started with
+// blocks.Template in its options has it already) and clones the database
+// the run shares.
 func New(ctx context.Context, srv *pgserver.Server) (conform.Store, error) {
-	tpl, err := srv.BlocksTemplate(ctx)
+	tpl, err := srv.Template(ctx, blocks.Template{})
 	if err != nil {
 		return nil, err
 	}

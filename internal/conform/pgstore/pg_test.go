@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
@@ -58,7 +59,7 @@ func databases(t *testing.T, srv *pgserver.Server) []string {
 // clones of the cases that purge.
 func TestPGStoreLeavesNothing(t *testing.T) {
 	srv := pgtest.Server(t)
-	if _, err := srv.BlocksTemplate(t.Context()); err != nil {
+	if _, err := srv.Template(t.Context(), blocks.Template{}); err != nil {
 		t.Fatal(err)
 	}
 	before := databases(t, srv)

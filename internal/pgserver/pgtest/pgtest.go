@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 	"github.com/jackc/pgx/v5"
@@ -73,9 +74,9 @@ func Server(t testing.TB) *pgserver.Server {
 	mu.Lock()
 	defer mu.Unlock()
 	if shared == nil && startErr == nil {
-		opts := pgserver.Options{Strategy: "local"}
+		opts := pgserver.Options{Strategy: "local", Template: blocks.Template{}}
 		if dsn := os.Getenv("BSADAPTER_TEST_DSN"); dsn != "" {
-			opts = pgserver.Options{Strategy: "dsn", DSN: dsn}
+			opts = pgserver.Options{Strategy: "dsn", DSN: dsn, Template: blocks.Template{}}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		shared, startErr = pgserver.Start(ctx, opts)
@@ -113,7 +114,7 @@ func DB(t testing.TB) (*pgserver.Server, string) {
 	t.Helper()
 	s := Server(t)
 	ctx := context.Background()
-	tpl, err := s.BlocksTemplate(ctx)
+	tpl, err := s.Template(ctx, blocks.Template{})
 	if err != nil {
 		t.Fatalf("pgtest: blocks template: %v", err)
 	}

@@ -73,7 +73,7 @@ func TestUsesTheDSNFromTheEnvironment(t *testing.T) {
 		t.Errorf("databases before %v, after %v", before, after)
 	}
 	for _, n := range list() {
-		if strings.HasPrefix(n, "bsadapter_") && n != pgserver.BlocksTemplateName {
+		if strings.HasPrefix(n, "bsadapter_") && n != pgserver.TemplateName {
 			t.Errorf("left behind: %s", n)
 		}
 	}
