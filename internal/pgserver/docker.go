@@ -1,7 +1,10 @@
 package pgserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,16 +13,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/testcontainers/testcontainers-go"
-	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
+	"github.com/jackc/pgx/v5"
 )
 
-// dockerPingTimeout bounds the ping of the Docker endpoint. testcontainers
-// itself can wait for minutes, ignoring the context, on an endpoint that
-// accepts connections and never answers.
+// dockerPingTimeout bounds the ping of the Docker endpoint: an endpoint
+// that accepts connections and never answers must not hang a run.
 const dockerPingTimeout = 2 * time.Second
 
 // dockerEndpoint returns the Docker endpoint to use: DOCKER_HOST, else the
@@ -95,8 +97,11 @@ func pingEndpoint(ctx context.Context, host string, timeout time.Duration) error
 	return nil
 }
 
-// startDocker runs PostgreSQL in a container through testcontainers-go,
-// after making sure Docker answers at all.
+// startDocker runs PostgreSQL in a container, talking to the Docker
+// engine's HTTP API itself (as pingEndpoint does): pull the image when the
+// engine does not have it, create and start a container that publishes
+// 5432 on a loopback port, and wait until PostgreSQL accepts connections.
+// Close removes the container.
 func startDocker(ctx context.Context, opts Options) (*Server, error) {
 	if err := pingDocker(ctx, dockerPingTimeout); err != nil {
 		return nil, fmt.Errorf("pgserver: docker: %v (start Docker or set DOCKER_HOST; or use --pg local or --dsn URL)", err)
@@ -105,37 +110,391 @@ func startDocker(ctx context.Context, opts Options) (*Server, error) {
 	if image == "" {
 		image = DefaultImage
 	}
-	begin := time.Now()
-	c, err := tcpostgres.Run(ctx, image,
-		tcpostgres.WithDatabase("postgres"),
-		tcpostgres.WithUsername("postgres"),
-		tcpostgres.WithPassword("postgres"),
-		testcontainers.WithCmd("postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"),
-		tcpostgres.BasicWaitStrategies(),
-	)
+	host, _ := dockerEndpoint()
+	d, err := newDockerClient(host)
 	if err != nil {
-		if c != nil {
-			_ = testcontainers.TerminateContainer(c)
-		}
-		return nil, fmt.Errorf("pgserver: docker: start %s: %w", image, err)
-	}
-	dsn, err := c.ConnectionString(ctx, "sslmode=disable")
-	if err != nil {
-		_ = testcontainers.TerminateContainer(c)
 		return nil, fmt.Errorf("pgserver: docker: %w", err)
+	}
+	begin := time.Now()
+	if swept := d.sweepContainers(ctx); len(swept) > 0 && opts.Log != nil {
+		fmt.Fprintf(opts.Log, "pgserver: docker: removed %s, left by a bsadapter run that was killed\n", strings.Join(swept, ", "))
+	}
+	if err := d.ensureImage(ctx, image, opts.Log); err != nil {
+		return nil, fmt.Errorf("pgserver: docker: %w", err)
+	}
+	password := randomHex(12)
+	id, err := d.createContainer(ctx, image, password)
+	if err != nil {
+		return nil, fmt.Errorf("pgserver: docker: create a container of %s: %w", image, err)
+	}
+	remove := func() error {
+		// The run's context may be cancelled by now; removing must not be.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := d.do(rctx, http.MethodDelete, "/containers/"+id, url.Values{"force": {"1"}, "v": {"1"}}, nil, nil); err != nil {
+			return fmt.Errorf("pgserver: docker: remove the container %.12s: %w", id, err)
+		}
+		return nil
+	}
+	fail := func(err error) (*Server, error) {
+		_ = remove()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("pgserver: docker: start interrupted: %w", ctx.Err())
+		}
+		return nil, err
+	}
+	if err := d.do(ctx, http.MethodPost, "/containers/"+id+"/start", nil, nil, nil); err != nil {
+		return fail(fmt.Errorf("pgserver: docker: start the container of %s: %w", image, err))
+	}
+	port, err := d.publishedPort(ctx, id)
+	if err != nil {
+		return fail(fmt.Errorf("pgserver: docker: %w", err))
+	}
+	base := (&url.URL{Scheme: "postgres", User: url.UserPassword("postgres", password),
+		Host: net.JoinHostPort(d.portHost, port), Path: "/postgres", RawQuery: "sslmode=disable"}).String()
+	if err := d.waitReady(ctx, id, base, dockerStartTimeout); err != nil {
+		return fail(fmt.Errorf("pgserver: docker: %s: %w", image, err))
 	}
 	s := &Server{
 		strategy: "docker",
-		base:     dsn,
+		base:     base,
 		adminDB:  "postgres",
 		log:      opts.Log,
-		stop: func() error {
-			if err := testcontainers.TerminateContainer(c); err != nil {
-				return fmt.Errorf("pgserver: docker: remove the container: %w", err)
-			}
-			return nil
-		},
+		stop:     remove,
 	}
 	s.logf("pgserver: PostgreSQL container %s ready in %v", image, time.Since(begin).Round(time.Millisecond))
 	return s, nil
+}
+
+// dockerStartTimeout bounds the wait for PostgreSQL in a new container:
+// the image runs initdb on first start, which takes a few seconds.
+const dockerStartTimeout = 2 * time.Minute
+
+// dockerClient speaks the few calls of the Docker engine API the docker
+// strategy needs.
+type dockerClient struct {
+	http *http.Client
+	// portHost is where the engine's published ports are reached: the
+	// loopback address for a local socket, the engine's host for tcp://.
+	portHost string
+	// bindIP is the host address ports are published on.
+	bindIP string
+}
+
+func newDockerClient(endpoint string) (*dockerClient, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("DOCKER_HOST %q is not a URL: %v", endpoint, err)
+	}
+	d := &dockerClient{portHost: "127.0.0.1", bindIP: "127.0.0.1"}
+	var network, addr string
+	switch u.Scheme {
+	case "unix":
+		network, addr = "unix", u.Path
+	case "tcp", "http":
+		network, addr = "tcp", u.Host
+		// The engine runs elsewhere: its published ports are on its host,
+		// reachable from here only if bound beyond its loopback.
+		if h := u.Hostname(); h != "" && h != "localhost" && !net.ParseIP(h).IsLoopback() {
+			d.portHost, d.bindIP = h, ""
+		}
+	default:
+		return nil, fmt.Errorf("docker endpoint %s: scheme %q is not supported (use unix:// or tcp://)", endpoint, u.Scheme)
+	}
+	d.http = &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var dl net.Dialer
+			return dl.DialContext(ctx, network, addr)
+		},
+	}}
+	return d, nil
+}
+
+// dockerAPIError is the engine's answer to a call it refused.
+type dockerAPIError struct {
+	Status  int
+	Message string
+}
+
+func (e *dockerAPIError) Error() string {
+	return fmt.Sprintf("the Docker engine answered %d: %s", e.Status, e.Message)
+}
+
+// do makes one call. body, when not nil, is sent as JSON; out, when not
+// nil, receives the JSON answer. A status of 300 or more is an error
+// carrying the engine's message.
+func (d *dockerClient) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	resp, err := d.send(ctx, method, path, query, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: the Docker engine's answer does not decode: %w", method, path, err)
+	}
+	return nil
+}
+
+// send makes one call and returns the answer for its caller to read; a
+// status of 300 or more is returned as a *dockerAPIError instead.
+func (d *dockerClient) send(ctx context.Context, method, path string, query url.Values, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	u := "http://docker" + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		var msg struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(raw, &msg) != nil || msg.Message == "" {
+			msg.Message = strings.TrimSpace(string(raw))
+		}
+		return nil, &dockerAPIError{Status: resp.StatusCode, Message: msg.Message}
+	}
+	return resp, nil
+}
+
+// ensureImage pulls image unless the engine has it.
+func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Writer) error {
+	err := d.do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, nil)
+	var apiErr *dockerAPIError
+	if err == nil || !errors.As(err, &apiErr) || apiErr.Status != http.StatusNotFound {
+		return err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "pgserver: pulling %s\n", image)
+	}
+	repo, tag := splitImage(image)
+	q := url.Values{"fromImage": {repo}}
+	if tag != "" {
+		q.Set("tag", tag)
+	}
+	resp, err := d.send(ctx, http.MethodPost, "/images/create", q, nil)
+	if err != nil {
+		return fmt.Errorf("pull %s: %w (for a private registry, run 'docker pull %s' first)", image, err, image)
+	}
+	defer resp.Body.Close()
+	// The engine reports a failed pull inside the progress stream, with a
+	// success status.
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var msg struct {
+			Error string `json:"error"`
+		}
+		if err := dec.Decode(&msg); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("pull %s: %w", image, err)
+		}
+		if msg.Error != "" {
+			return fmt.Errorf("pull %s: %s (for a private registry, run 'docker pull %s' first)", image, msg.Error, image)
+		}
+	}
+}
+
+// splitImage splits a reference into repository and tag (or digest); a
+// colon before the last slash belongs to a registry's port.
+func splitImage(ref string) (repo, tag string) {
+	if i := strings.Index(ref, "@"); i >= 0 {
+		return ref[:i], ref[i+1:]
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}
+
+// createContainer creates the container of a throwaway server: durability
+// off like the local strategy, 5432 published on a port the engine picks.
+func (d *dockerClient) createContainer(ctx context.Context, image, password string) (string, error) {
+	type portBinding struct {
+		HostIP   string `json:"HostIp"`
+		HostPort string `json:"HostPort"`
+	}
+	body := map[string]any{
+		"Image":        image,
+		"Cmd":          []string{"postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"},
+		"Env":          []string{"POSTGRES_USER=postgres", "POSTGRES_DB=postgres", "POSTGRES_PASSWORD=" + password},
+		"Labels":       map[string]string{runLabel: runOwner()},
+		"ExposedPorts": map[string]any{"5432/tcp": map[string]any{}},
+		"HostConfig": map[string]any{
+			"PortBindings": map[string][]portBinding{"5432/tcp": {{HostIP: d.bindIP}}},
+		},
+	}
+	var created struct {
+		ID string `json:"Id"`
+	}
+	if err := d.do(ctx, http.MethodPost, "/containers/create", url.Values{"name": {"bsadapter-pg-" + randomHex(6)}}, body, &created); err != nil {
+		return "", err
+	}
+	if created.ID == "" {
+		return "", errors.New("the Docker engine created a container without an id")
+	}
+	return created.ID, nil
+}
+
+// runLabel is the container label that names the run (host and pid)
+// that created a container.
+const runLabel = "org.bsadapter.run"
+
+// sweepContainers removes the containers of runs on this host that were
+// killed before they could remove them: their label names a process that
+// no longer exists. Containers of live runs and of other hosts stay.
+func (d *dockerClient) sweepContainers(ctx context.Context) []string {
+	host, _ := os.Hostname()
+	filters, _ := json.Marshal(map[string][]string{"label": {runLabel}})
+	var list []struct {
+		ID     string            `json:"Id"`
+		Names  []string          `json:"Names"`
+		Labels map[string]string `json:"Labels"`
+	}
+	if d.do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {string(filters)}}, nil, &list) != nil {
+		return nil
+	}
+	var swept []string
+	for _, c := range list {
+		rest, ok := strings.CutPrefix(c.Labels[runLabel], ownerPrefix+host+" ")
+		pid, err := strconv.Atoi(rest)
+		if !ok || err != nil || pid == os.Getpid() || processExists(pid) {
+			continue
+		}
+		if d.do(ctx, http.MethodDelete, "/containers/"+c.ID, url.Values{"force": {"1"}, "v": {"1"}}, nil, nil) == nil {
+			name := c.ID
+			if len(c.Names) > 0 {
+				name = strings.TrimPrefix(c.Names[0], "/")
+			}
+			swept = append(swept, name)
+		}
+	}
+	return swept
+}
+
+// containerState is the part of a container's inspection the strategy
+// reads.
+type containerState struct {
+	State struct {
+		Running  bool   `json:"Running"`
+		Status   string `json:"Status"`
+		ExitCode int    `json:"ExitCode"`
+	} `json:"State"`
+	NetworkSettings struct {
+		Ports map[string][]struct {
+			HostIP   string `json:"HostIp"`
+			HostPort string `json:"HostPort"`
+		} `json:"Ports"`
+	} `json:"NetworkSettings"`
+}
+
+func (d *dockerClient) inspect(ctx context.Context, id string) (containerState, error) {
+	var st containerState
+	err := d.do(ctx, http.MethodGet, "/containers/"+id+"/json", nil, nil, &st)
+	return st, err
+}
+
+// publishedPort returns the host port the engine published 5432 on. The
+// engine may fill it in a moment after the start.
+func (d *dockerClient) publishedPort(ctx context.Context, id string) (string, error) {
+	for range 50 {
+		st, err := d.inspect(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		for _, b := range st.NetworkSettings.Ports["5432/tcp"] {
+			if b.HostPort != "" {
+				return b.HostPort, nil
+			}
+		}
+		if !st.State.Running {
+			return "", fmt.Errorf("the container stopped (%s, exit code %d): %s", st.State.Status, st.State.ExitCode, d.logTail(ctx, id))
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return "", errors.New("the Docker engine published no port for 5432")
+}
+
+// waitReady polls until PostgreSQL accepts a connection on dsn. The image
+// runs initdb with a server on a unix socket only, then restarts it on
+// TCP, so the first TCP connection that succeeds is the real server's.
+func (d *dockerClient) waitReady(ctx context.Context, id, dsn string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := pgx.Connect(cctx, dsn)
+		ccancel()
+		if err == nil {
+			conn.Close(context.WithoutCancel(ctx))
+			return nil
+		}
+		last = err
+		if st, err := d.inspect(ctx, id); err == nil && !st.State.Running {
+			return fmt.Errorf("the container stopped (%s, exit code %d): %s", st.State.Status, st.State.ExitCode, d.logTail(ctx, id))
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("PostgreSQL did not accept connections within %v (last: %v): %s", timeout, last, d.logTail(context.WithoutCancel(ctx), id))
+			}
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// logTail returns the container's last log lines, for errors.
+func (d *dockerClient) logTail(ctx context.Context, id string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := d.send(ctx, http.MethodGet, "/containers/"+id+"/logs", url.Values{"stdout": {"1"}, "stderr": {"1"}, "tail": {"20"}}, nil)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return strings.TrimSpace(string(demuxLogs(raw)))
+}
+
+// demuxLogs strips the frame headers of a log stream of a container
+// without a terminal: each frame is a stream byte, three zero bytes, a
+// big-endian length and that many bytes.
+func demuxLogs(raw []byte) []byte {
+	var out []byte
+	for len(raw) >= 8 && raw[1] == 0 && raw[2] == 0 && raw[3] == 0 && raw[0] <= 2 {
+		n := int(binary.BigEndian.Uint32(raw[4:8]))
+		raw = raw[8:]
+		n = min(n, len(raw))
+		out = append(out, raw[:n]...)
+		raw = raw[n:]
+	}
+	return append(out, raw...)
 }

@@ -716,7 +716,8 @@ func TestDockerNoEngine(t *testing.T) {
 }
 
 // An endpoint that accepts connections and never answers must fail within
-// the ping timeout, not hang the run (testcontainers alone waits minutes).
+// the ping timeout, not hang the run (a client without a timeout of its
+// own waits minutes).
 func TestDockerUnresponsiveEndpoint(t *testing.T) {
 	for _, network := range []string{"unix", "tcp"} {
 		t.Run(network, func(t *testing.T) {
@@ -756,7 +757,7 @@ func TestDockerUnresponsiveEndpoint(t *testing.T) {
 				t.Errorf("error %v, want one that says Docker did not answer", err)
 			}
 			// A bound, not a speed measurement: the ping gives up after
-			// dockerPingTimeout; testcontainers alone would wait minutes.
+			// dockerPingTimeout; a client without one would wait minutes.
 			if took > dockerPingTimeout+3*time.Second {
 				t.Errorf("gave up after %v; the ping timeout is %v", took, dockerPingTimeout)
 			}
