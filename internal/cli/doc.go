@@ -1,6 +1,7 @@
 // Package cli is the cobra command tree of bsadapter: flag parsing, the
 // output policy (stdout for results, stderr for the rest, colors only on a
-// terminal) and the exit codes. It is the only package that knows about
+// terminal) and the exit codes. It is the only package, with the wizard
+// that collects the values of 'new' on a terminal, that knows about
 // terminals.
 //
 // Every command has one shape: a file of its own with an options struct, a
@@ -10,11 +11,41 @@
 // PostgreSQL server, CI); output.go holds the output policy and --format;
 // conform_progress.go is the live progress view.
 //
-// Dependency direction: cmd/bsadapter -> internal/cli -> {internal/fixtures,
-// internal/conform, internal/scaffold} -> {internal/bridge,
-// internal/pgserver, blocks, schemas, templates}. Packages below cli return
-// values and errors and never print to a terminal themselves.
-// internal/report, the output layer (JUnit, GitHub annotations, the JSON
-// documents and the result words), sits beside them: cli, fixtures and
-// conform use it, and it uses only blocks and schemas.
+// # Layers
+//
+// The packages of the module, top to bottom, one layer a line. A package
+// imports packages of the layers below its own, never of its own layer or
+// above: the stores beside the conformance kit do not import each other,
+// and pgserver, which gives servers, does not import blocks, which is a
+// schema.
+//
+//	cmd/bsadapter internal/cmd/docgen
+//	internal/docgen
+//	internal/cli
+//	internal/fixtures internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
+//	internal/conform
+//	internal/report
+//	internal/bridge internal/pgserver internal/config blocks schemas templates
+//
+// cmd/bsadapter is main alone; internal/cli builds the commands on the
+// packages below it, which return values and errors and never print to a
+// terminal. internal/conform is the kit (cases, runner, catalog, store
+// interfaces); the stores it checks sit above it and it imports none of
+// them. internal/report is the output layer (JUnit, GitHub annotations,
+// the JSON documents and the result words) that cli, fixtures and conform
+// share.
+//
+// Test support, which only tests import (it may import any layer; no
+// package of a layer imports it, so the binary never links testing):
+//
+//	internal/testenv internal/bridge/bridgetest internal/conform/conformtest internal/pgserver/pgtest
+//
+// Benchmarks and release checks, which nothing imports:
+//
+//	bench/conform bench/fixtures bench/pgserver internal/release
+//
+// Terminal libraries (bubbletea, bubbles, lipgloss, the charmbracelet and
+// golang.org/x terminal packages, isatty, termenv, ...) are imported by
+// internal/cli and internal/scaffold/wizard only. layering_test.go reads
+// these lists and checks them against 'go list -deps'.
 package cli
