@@ -296,7 +296,7 @@ func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Wri
 	}
 	resp, err := d.send(ctx, http.MethodPost, "/images/create", q, nil)
 	if err != nil {
-		return fmt.Errorf("pull %s: %w (for a private registry, run 'docker pull %s' first)", image, err, image)
+		return fmt.Errorf("pull %s: %w (check the image's name; for one of a private registry, run 'docker pull %s' first)", image, err, image)
 	}
 	defer resp.Body.Close()
 	// The engine reports a failed pull inside the progress stream, with a
@@ -312,7 +312,7 @@ func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Wri
 			return fmt.Errorf("pull %s: %w", image, err)
 		}
 		if msg.Error != "" {
-			return fmt.Errorf("pull %s: %s (for a private registry, run 'docker pull %s' first)", image, msg.Error, image)
+			return fmt.Errorf("pull %s: %s (check the image's name; for one of a private registry, run 'docker pull %s' first)", image, msg.Error, image)
 		}
 	}
 }
