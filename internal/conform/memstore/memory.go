@@ -29,21 +29,21 @@ func (m *memoryStore) Supports(string) error { return nil }
 func (m *memoryStore) Close() error          { return nil }
 func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject, func(), error) {
 	s := &conform.Subject{Prefix: fmt.Sprintf("mem%d", m.n.Add(1))}
-	streams := NewStreams()
+	streams := newStreams()
 	switch c.Suite {
 	case conform.SuiteStreams:
 		s.Streams = streams
 	case conform.SuiteRegistry:
-		s.Registry = NewRegistry()
+		s.Registry = newRegistry()
 	case conform.SuiteChat:
 		s.Chat = newMemoryChat(streams)
 	}
 	return s, func() {}, nil
 }
 
-// Streams is the reference StreamStore: it implements StreamStore,
+// refStreams is the reference StreamStore: it implements StreamStore,
 // StreamPager, StreamCallers and StreamAger exactly as the contract says.
-type Streams struct {
+type refStreams struct {
 	mu      sync.Mutex
 	streams map[string]*memStream
 }
@@ -59,14 +59,14 @@ type memStream struct {
 	changed chan struct{}
 }
 
-// NewStreams returns an empty reference StreamStore.
-func NewStreams() *Streams { return &Streams{streams: map[string]*memStream{}} }
+// newStreams returns an empty reference StreamStore.
+func newStreams() *refStreams { return &refStreams{streams: map[string]*memStream{}} }
 
 // APIVersion is the TS interface's apiVersion.
-func (m *Streams) APIVersion() int { return 1 }
+func (m *refStreams) APIVersion() int { return 1 }
 
 // StoreName is the TS interface's name.
-func (m *Streams) StoreName() string { return "memory" }
+func (m *refStreams) StoreName() string { return "memory" }
 
 func (st *memStream) touch() {
 	close(st.changed)
@@ -74,7 +74,7 @@ func (st *memStream) touch() {
 }
 
 // Open creates a stream unless the id exists.
-func (m *Streams) Open(_ context.Context, id string, o conform.OpenOptions) (bool, error) {
+func (m *refStreams) Open(_ context.Context, id string, o conform.OpenOptions) (bool, error) {
 	if len(id) < 1 || len(id) > 200 {
 		return false, &conform.StoreError{Message: "stream id must have 1 to 200 characters", SQLState: "23514"}
 	}
@@ -97,7 +97,7 @@ func (m *Streams) Open(_ context.Context, id string, o conform.OpenOptions) (boo
 }
 
 // Append stores chunks from index from; indexes already stored are kept.
-func (m *Streams) Append(_ context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
+func (m *refStreams) Append(_ context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -119,7 +119,7 @@ func (m *Streams) Append(_ context.Context, id string, from int, chunks []string
 
 // ReadAll waits until the stream is closed and returns its chunks from
 // from; a missing stream reads empty at once.
-func (m *Streams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+func (m *refStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
 	from = max(from, 0)
 	for {
 		m.mu.Lock()
@@ -147,11 +147,11 @@ func (m *Streams) ReadAll(ctx context.Context, id string, from int) ([]string, e
 }
 
 // ReadPage is the bounded read of stream_read, as the service role.
-func (m *Streams) ReadPage(ctx context.Context, id string, from, limit int) (conform.Page, error) {
+func (m *refStreams) ReadPage(ctx context.Context, id string, from, limit int) (conform.Page, error) {
 	return m.readPage(conform.Caller{}, id, from, limit), nil
 }
 
-func (m *Streams) visible(c conform.Caller, st *memStream) bool {
+func (m *refStreams) visible(c conform.Caller, st *memStream) bool {
 	switch c.Role {
 	case "", conform.RoleService:
 		return true
@@ -161,7 +161,7 @@ func (m *Streams) visible(c conform.Caller, st *memStream) bool {
 	return false
 }
 
-func (m *Streams) readPage(c conform.Caller, id string, from, limit int) conform.Page {
+func (m *refStreams) readPage(c conform.Caller, id string, from, limit int) conform.Page {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -179,11 +179,11 @@ func (m *Streams) readPage(c conform.Caller, id string, from, limit int) conform
 }
 
 // Status reports a stream's state, nil when missing.
-func (m *Streams) Status(_ context.Context, id string) (*conform.StreamStatus, error) {
+func (m *refStreams) Status(_ context.Context, id string) (*conform.StreamStatus, error) {
 	return m.status(conform.Caller{}, id), nil
 }
 
-func (m *Streams) status(c conform.Caller, id string) *conform.StreamStatus {
+func (m *refStreams) status(c conform.Caller, id string) *conform.StreamStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -194,13 +194,13 @@ func (m *Streams) status(c conform.Caller, id string) *conform.StreamStatus {
 }
 
 // IsCancelled reports the cancel flag, false for a missing stream.
-func (m *Streams) IsCancelled(ctx context.Context, id string) (bool, error) {
+func (m *refStreams) IsCancelled(ctx context.Context, id string) (bool, error) {
 	s := m.status(conform.Caller{}, id)
 	return s != nil && s.Cancelled, nil
 }
 
 // Close closes an open stream.
-func (m *Streams) Close(_ context.Context, id string) (bool, error) {
+func (m *refStreams) Close(_ context.Context, id string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -214,11 +214,11 @@ func (m *Streams) Close(_ context.Context, id string) (bool, error) {
 }
 
 // Cancel sets the cancel flag of an open, uncancelled stream.
-func (m *Streams) Cancel(_ context.Context, id string) (bool, error) {
+func (m *refStreams) Cancel(_ context.Context, id string) (bool, error) {
 	return m.cancel(conform.Caller{}, id), nil
 }
 
-func (m *Streams) cancel(c conform.Caller, id string) bool {
+func (m *refStreams) cancel(c conform.Caller, id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -233,7 +233,7 @@ func (m *Streams) cancel(c conform.Caller, id string) bool {
 
 // Purge deletes streams that expired or were closed longer ago than
 // olderThan (zero: one day).
-func (m *Streams) Purge(_ context.Context, olderThan time.Duration) (int, error) {
+func (m *refStreams) Purge(_ context.Context, olderThan time.Duration) (int, error) {
 	if olderThan <= 0 {
 		olderThan = 24 * time.Hour
 	}
@@ -255,7 +255,7 @@ func (m *Streams) Purge(_ context.Context, olderThan time.Duration) (int, error)
 }
 
 // AgeStream moves every timestamp of stream id back by d.
-func (m *Streams) AgeStream(_ context.Context, id string, d time.Duration) error {
+func (m *refStreams) AgeStream(_ context.Context, id string, d time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.streams[id]
@@ -273,10 +273,10 @@ func (m *Streams) AgeStream(_ context.Context, id string, d time.Duration) error
 }
 
 // As returns what caller c may do with the streams.
-func (m *Streams) As(c conform.Caller) conform.StreamView { return memView{m, c} }
+func (m *refStreams) As(c conform.Caller) conform.StreamView { return memView{m, c} }
 
 type memView struct {
-	m *Streams
+	m *refStreams
 	c conform.Caller
 }
 

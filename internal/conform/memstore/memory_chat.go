@@ -16,7 +16,7 @@ import (
 // chat's leaf, and one active answer stream with its run.
 type memoryChat struct {
 	mu      sync.Mutex
-	streams *Streams
+	streams *refStreams
 	chats   map[string]*memChat
 	runs    map[string]*memRun
 	seq     int
@@ -46,7 +46,7 @@ type memRun struct {
 	startedAt            time.Time
 }
 
-func newMemoryChat(streams *Streams) *memoryChat {
+func newMemoryChat(streams *refStreams) *memoryChat {
 	return &memoryChat{streams: streams, chats: map[string]*memChat{}, runs: map[string]*memRun{}}
 }
 

@@ -12,19 +12,19 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 )
 
-// Registry is the reference run registry.
-type Registry struct {
+// refRegistry is the reference run registry.
+type refRegistry struct {
 	mu   sync.Mutex
 	runs []*conform.WorkflowRun
 	last time.Time
 }
 
-// NewRegistry returns an empty reference registry.
-func NewRegistry() *Registry { return &Registry{} }
+// newRegistry returns an empty reference registry.
+func newRegistry() *refRegistry { return &refRegistry{} }
 
 // now returns a strictly increasing time with microsecond precision, so
 // that newest-first order and paging by createdAt are well defined.
-func (m *Registry) now() time.Time {
+func (m *refRegistry) now() time.Time {
 	t := time.Now().UTC().Truncate(time.Microsecond)
 	if !t.After(m.last) {
 		t = m.last.Add(time.Microsecond)
@@ -58,7 +58,7 @@ func copyRun(r *conform.WorkflowRun) *conform.WorkflowRun {
 }
 
 // Record upserts a run on (engine, external id).
-func (m *Registry) Record(_ context.Context, in conform.RunRecord) (string, error) {
+func (m *refRegistry) Record(_ context.Context, in conform.RunRecord) (string, error) {
 	if !slices.Contains(conform.RunStatuses, in.Status) {
 		return "", &conform.StoreError{SQLState: "23514", Message: fmt.Sprintf("status %q violates the check constraint", in.Status)}
 	}
@@ -120,7 +120,7 @@ func (m *Registry) Record(_ context.Context, in conform.RunRecord) (string, erro
 	return r.ID, nil
 }
 
-func (m *Registry) find(ref string) *conform.WorkflowRun {
+func (m *refRegistry) find(ref string) *conform.WorkflowRun {
 	for _, r := range m.runs {
 		if r.ID == ref {
 			return r
@@ -135,7 +135,7 @@ func (m *Registry) find(ref string) *conform.WorkflowRun {
 }
 
 // Get finds a run by registry id, else by external id.
-func (m *Registry) Get(_ context.Context, ref string) (*conform.WorkflowRun, error) {
+func (m *refRegistry) Get(_ context.Context, ref string) (*conform.WorkflowRun, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r := m.find(ref); r != nil {
@@ -145,7 +145,7 @@ func (m *Registry) Get(_ context.Context, ref string) (*conform.WorkflowRun, err
 }
 
 // List returns runs newest first, filtered and bounded.
-func (m *Registry) List(_ context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
+func (m *refRegistry) List(_ context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	limit := f.Max
@@ -166,7 +166,7 @@ func (m *Registry) List(_ context.Context, f conform.RunFilter) ([]conform.Workf
 }
 
 // RequestCancel records a cancel request on a non-terminal run.
-func (m *Registry) RequestCancel(_ context.Context, ref string) (*conform.WorkflowRun, error) {
+func (m *refRegistry) RequestCancel(_ context.Context, ref string) (*conform.WorkflowRun, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.find(ref)
@@ -181,7 +181,7 @@ func (m *Registry) RequestCancel(_ context.Context, ref string) (*conform.Workfl
 }
 
 // Purge deletes up to batch terminal runs last updated before the window.
-func (m *Registry) Purge(_ context.Context, olderThan time.Duration, batch int) (int, error) {
+func (m *refRegistry) Purge(_ context.Context, olderThan time.Duration, batch int) (int, error) {
 	if olderThan <= 0 {
 		olderThan = 30 * 24 * time.Hour
 	}
@@ -203,7 +203,7 @@ func (m *Registry) Purge(_ context.Context, olderThan time.Duration, batch int) 
 }
 
 // AgeRun moves every timestamp of run id back by d.
-func (m *Registry) AgeRun(_ context.Context, id string, d time.Duration) error {
+func (m *refRegistry) AgeRun(_ context.Context, id string, d time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.find(id)
