@@ -77,9 +77,6 @@ func New(ctx context.Context, opts bridge.Options) (*Store, error) {
 
 func (b *Store) Name() string { return b.name }
 
-// Client returns the bridge client, for callers that need its stderr.
-func (b *Store) Client() *bridge.Client { return b.c }
-
 func (b *Store) Supports(suite string) error {
 	caps := b.c.Capabilities()
 	switch suite {
