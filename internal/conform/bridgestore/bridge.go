@@ -75,8 +75,11 @@ func New(ctx context.Context, opts bridge.Options) (*Store, error) {
 	return b, nil
 }
 
+// Name is "bridge: " and the adapter's name, or the bridge command.
 func (b *Store) Name() string { return b.name }
 
+// Supports says why a suite cannot run: the bridge did not declare its
+// capability, or the protocol has no methods for it (chat).
 func (b *Store) Supports(suite string) error {
 	caps := b.c.Capabilities()
 	switch suite {
@@ -94,6 +97,7 @@ func (b *Store) Supports(suite string) error {
 	return nil
 }
 
+// NewSubject returns fresh ids on the run's one bridge process.
 func (b *Store) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject, func(), error) {
 	s := &conform.Subject{Prefix: fmt.Sprintf("conform-%s-%d", strings.ToLower(rand.Text()[:8]), b.n.Add(1))}
 	switch c.Suite {
@@ -109,6 +113,7 @@ func (b *Store) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject
 	return s, func() {}, nil
 }
 
+// Close shuts the bridge process down.
 func (b *Store) Close() error { return b.c.Close() }
 
 // call sends a request with the default timeout (see callTimeout).
