@@ -532,6 +532,8 @@ func TestSplitCommand(t *testing.T) {
 		{`  node  'my bridge.mjs'   --x="a b"  `, []string{"node", "my bridge.mjs", "--x=a b"}},
 		{`node "say \"hi\"" a\ b ''`, []string{"node", `say "hi"`, "a b", ""}},
 		{`'$HOME' "\$HOME"`, []string{"$HOME", "$HOME"}},
+		// A name that is not UTF-8 is kept byte for byte (FuzzSplitCommand).
+		{"node caf\xe9.mjs 'd\xe9j\xe0'", []string{"node", "caf\xe9.mjs", "d\xe9j\xe0"}},
 	}
 	for _, tc := range cases {
 		got, err := SplitCommand(tc.in)

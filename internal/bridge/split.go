@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // SplitCommand splits a command line the way a POSIX shell does for simple
@@ -10,15 +11,19 @@ import (
 // "double quotes" keep everything but \" \\ \$ \`, and a backslash outside
 // quotes escapes the next character. There is no expansion of variables,
 // globs or substitutions; the result is run directly, without a shell.
+// Bytes that are not UTF-8 are kept as they are (a file name need not be
+// UTF-8): every character with a meaning here is ASCII, so the line is
+// read byte by byte.
 func SplitCommand(s string) ([]string, error) {
 	var (
 		args  []string
 		cur   strings.Builder
 		inArg bool
 	)
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+	// char numbers a byte offset as a character for messages.
+	char := func(i int) int { return utf8.RuneCountInString(s[:i]) + 1 }
+	for i := 0; i < len(s); i++ {
+		r := s[i]
 		switch {
 		case r == ' ' || r == '\t' || r == '\n':
 			if inArg {
@@ -28,41 +33,35 @@ func SplitCommand(s string) ([]string, error) {
 			}
 		case r == '\\':
 			inArg = true
-			if i+1 >= len(rs) {
+			if i+1 >= len(s) {
 				return nil, fmt.Errorf("command %q ends with a lone backslash", s)
 			}
 			i++
-			cur.WriteRune(rs[i])
+			cur.WriteByte(s[i])
 		case r == '\'':
 			inArg = true
-			end := -1
-			for j := i + 1; j < len(rs); j++ {
-				if rs[j] == '\'' {
-					end = j
-					break
-				}
-			}
+			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
-				return nil, fmt.Errorf("command %q has an unterminated single quote at character %d", s, i+1)
+				return nil, fmt.Errorf("command %q has an unterminated single quote at character %d", s, char(i))
 			}
-			cur.WriteString(string(rs[i+1 : end]))
-			i = end
+			cur.WriteString(s[i+1 : i+1+end])
+			i += 1 + end
 		case r == '"':
 			inArg = true
 			j := i + 1
-			for ; j < len(rs) && rs[j] != '"'; j++ {
-				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[j+1]) {
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) && strings.IndexByte("\"\\$`", s[j+1]) >= 0 {
 					j++
 				}
-				cur.WriteRune(rs[j])
+				cur.WriteByte(s[j])
 			}
-			if j >= len(rs) {
-				return nil, fmt.Errorf("command %q has an unterminated double quote at character %d", s, i+1)
+			if j >= len(s) {
+				return nil, fmt.Errorf("command %q has an unterminated double quote at character %d", s, char(i))
 			}
 			i = j
 		default:
 			inArg = true
-			cur.WriteRune(r)
+			cur.WriteByte(r)
 		}
 	}
 	if inArg {
