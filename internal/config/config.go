@@ -81,6 +81,12 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(path, abs, data)
+}
+
+// parse checks the contents of the config file at abs; path is how errors
+// name it.
+func parse(path, abs string, data []byte) (*Config, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 	}
