@@ -165,6 +165,20 @@ func (s *scanner) root() (object, error) {
 	return s.object(i)
 }
 
+// unique refuses an object that gives a key twice: JSON (and npm) keep the
+// last one, while find finds the first, so an edit there could land where
+// nobody reads it.
+func (s *scanner) unique(o object) error {
+	seen := make(map[string]bool, len(o.members))
+	for _, m := range o.members {
+		if seen[m.key] {
+			return s.errAt(m.keyStart, fmt.Sprintf("key %q is given twice; JSON keeps only the last one, so remove the one you do not mean", m.key))
+		}
+		seen[m.key] = true
+	}
+	return nil
+}
+
 func (o object) find(key string) (member, bool) {
 	for _, m := range o.members {
 		if m.key == key {
@@ -269,9 +283,18 @@ func planPackageJSONEdit(o *Options) (*Edit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--placement subpath needs a better-supabase checkout: %w", err)
 	}
+	return editPackageJSON(rel, src, o.Name, o.SDKs)
+}
+
+// editPackageJSON plans the edit of the package.json text src (named rel
+// in errors) for the adapter name and its SDKs.
+func editPackageJSON(rel string, src []byte, name string, sdks []string) (*Edit, error) {
 	s := &scanner{src: src, name: rel}
 	root, err := s.root()
 	if err != nil {
+		return nil, err
+	}
+	if err := s.unique(root); err != nil {
 		return nil, err
 	}
 	nl := "\n"
@@ -279,11 +302,11 @@ func planPackageJSONEdit(o *Options) (*Edit, error) {
 		nl = "\r\n"
 	}
 	_, unit := s.indents(root, "  ")
-	exportKey := "./" + o.Name
+	exportKey := "./" + name
 	entry := kv{key: exportKey, kids: []kv{
-		strv("@better-supabase/source", "./src/"+o.Name+"/index.ts"),
-		strv("types", "./dist/"+o.Name+"/index.d.ts"),
-		strv("default", "./dist/"+o.Name+"/index.js"),
+		strv("@better-supabase/source", "./src/"+name+"/index.ts"),
+		strv("types", "./dist/"+name+"/index.d.ts"),
+		strv("default", "./dist/"+name+"/index.js"),
 	}}
 	edit := &Edit{Path: rel, Before: src}
 	var ins []insertion
@@ -294,6 +317,9 @@ func planPackageJSONEdit(o *Options) (*Edit, error) {
 			return nil, s.errAt(m.valStart, `"exports" is not an object; add the entry by hand`)
 		}
 		exports, _ := s.object(m.valStart)
+		if err := s.unique(exports); err != nil {
+			return nil, err
+		}
 		if existing, ok := exports.find(exportKey); ok {
 			var have, want any
 			_ = json.Unmarshal(src[existing.valStart:existing.valEnd], &have)
@@ -312,7 +338,7 @@ func planPackageJSONEdit(o *Options) (*Edit, error) {
 
 	for _, field := range []string{"peerDependencies", "peerDependenciesMeta"} {
 		var kvs []kv
-		for _, sdk := range o.SDKs {
+		for _, sdk := range sdks {
 			if field == "peerDependencies" {
 				kvs = append(kvs, strv(sdk, "*"))
 			} else {
@@ -327,13 +353,16 @@ func planPackageJSONEdit(o *Options) (*Edit, error) {
 			} else {
 				topLevel = append(topLevel, kv{key: field, kids: kvs})
 			}
-			edit.Summary = append(edit.Summary, fmt.Sprintf("%s: add with %s", field, strings.Join(o.SDKs, ", ")))
+			edit.Summary = append(edit.Summary, fmt.Sprintf("%s: add with %s", field, strings.Join(sdks, ", ")))
 			continue
 		}
 		if src[m.valStart] != '{' {
 			return nil, s.errAt(m.valStart, fmt.Sprintf("%q is not an object", field))
 		}
 		obj, _ := s.object(m.valStart)
+		if err := s.unique(obj); err != nil {
+			return nil, err
+		}
 		var missing []kv
 		var names []string
 		for _, k := range kvs {

@@ -241,7 +241,10 @@ func TestPackageJSONEditKeepsFormatting(t *testing.T) {
 			}
 		})
 	}
-	for _, broken := range []string{`{"name": "better-supabase", "exports": "./x.js"}`, `{"name": "better-supabase",`, `[1]`} {
+	// A key given twice where the edit goes (found by FuzzPackageJSONEdit):
+	// the entry would land in the copy JSON ignores.
+	for _, broken := range []string{`{"name": "better-supabase", "exports": "./x.js"}`, `{"name": "better-supabase",`, `[1]`,
+		`{"exports": {}, "exports": {"./x": "y"}}`, `{"peerDependencies": {"a": "1", "a": "2"}}`} {
 		dir := checkout(t, broken)
 		o := &Options{Name: "acme", SDKs: []string{"a"}, Placement: PlacementSubpath, Dir: dir}
 		o.Complete()
