@@ -92,11 +92,90 @@ type Result struct {
 	Edited      []string
 }
 
+// RollbackError is a write that failed and could not be fully undone: Err
+// is why the write failed, Leftovers what is still there that the write
+// made or changed (each with why it could not be undone).
+type RollbackError struct {
+	Err       error
+	Leftovers []string
+}
+
+func (e *RollbackError) Error() string {
+	return fmt.Sprintf("%v; undoing the write failed too, so these are left: %s", e.Err, strings.Join(e.Leftovers, "; "))
+}
+
+// Unwrap returns why the write failed.
+func (e *RollbackError) Unwrap() error { return e.Err }
+
 // Write writes the plan. It refuses to overwrite existing files unless
 // force is set, never writes outside the plan's root (symbolic links
 // included: all writes go through an os.Root), and on any failure removes
-// every file and folder it created, so nothing is left behind.
-func Write(p *Plan, force bool) (res *Result, err error) {
+// every file and folder it created and restores what it overwrote or
+// edited, through the same roots; what it could not undo is listed in the
+// error (a *RollbackError).
+func Write(p *Plan, force bool) (*Result, error) {
+	return writePlan(p, force, nil)
+}
+
+// undo remembers what a write made, to take it back. The folders made
+// above and at the plan's root are relative to base (the nearest folder
+// that existed); everything inside the plan's root is relative to root.
+type undo struct {
+	base, root *os.Root
+	baseDir    string // base's folder, for messages
+	chain      []string
+	dirs       []string
+	files      []string
+	restore    []File
+}
+
+// run takes everything back, newest first, and returns what it could not.
+func (u *undo) run() []string {
+	var left []string
+	note := func(dir, rel, what string, err error) {
+		left = append(left, fmt.Sprintf("%s (%s: %v)", filepath.Join(dir, filepath.FromSlash(rel)), what, unwrapPath(err)))
+	}
+	rootDir := u.baseDir
+	if len(u.chain) > 0 {
+		rootDir = filepath.Join(u.baseDir, u.chain[len(u.chain)-1])
+	}
+	if u.root != nil {
+		for i := len(u.files) - 1; i >= 0; i-- {
+			if err := u.root.Remove(u.files[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				note(rootDir, u.files[i], "cannot remove it", err)
+			}
+		}
+		for i := len(u.restore) - 1; i >= 0; i-- {
+			f := u.restore[i]
+			if err := u.root.WriteFile(f.Path, f.Data, 0o644); err != nil {
+				note(rootDir, f.Path, "cannot put its old content back", err)
+			}
+		}
+		for i := len(u.dirs) - 1; i >= 0; i-- {
+			if err := u.root.Remove(u.dirs[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				note(rootDir, u.dirs[i], "cannot remove the folder", err)
+			}
+		}
+	}
+	for i := len(u.chain) - 1; i >= 0; i-- {
+		if err := u.base.Remove(u.chain[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			note(u.baseDir, u.chain[i], "cannot remove the folder", err)
+		}
+	}
+	return left
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// writePlan is Write; after, when set, runs after each file is written
+// (tests use it to change the tree in the middle of a write).
+func writePlan(p *Plan, force bool, after func(rel string)) (res *Result, err error) {
 	conflicts, err := p.Conflicts()
 	if err != nil {
 		return nil, err
@@ -109,49 +188,61 @@ func Write(p *Plan, force bool) (res *Result, err error) {
 			return nil, fmt.Errorf("%s would leave %s", f.Path, p.Root)
 		}
 	}
-
-	var createdDirs []string // absolute, in creation order
-	var createdFiles []string
-	var restore []File // edited or overwritten files and their old content
-	defer func() {
-		if err == nil {
-			return
-		}
-		for i := len(createdFiles) - 1; i >= 0; i-- {
-			os.Remove(createdFiles[i])
-		}
-		for _, f := range restore {
-			os.WriteFile(f.Path, f.Data, 0o644)
-		}
-		for i := len(createdDirs) - 1; i >= 0; i-- {
-			os.Remove(createdDirs[i])
-		}
-	}()
-
-	// Create the root (and missing parents) ourselves, remembering them.
 	rootAbs, err := filepath.Abs(p.Root)
 	if err != nil {
 		return nil, err
 	}
-	if err := mkdirAllTracked(rootAbs, &createdDirs); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(rootAbs)
+
+	// The root and the folders missing above it are made through a root
+	// at the nearest folder that exists; everything else through a root
+	// at the plan's root, so that no path of the plan (nor a symbolic
+	// link in the tree) leads outside it.
+	baseDir, missing, err := nearestFolder(rootAbs)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	base, err := os.OpenRoot(baseDir)
+	if err != nil {
+		return nil, err
+	}
+	u := &undo{base: base, baseDir: baseDir}
+	// One deferred step, so that the roots are still open for the undoing.
+	defer func() {
+		if err != nil {
+			res = nil
+			if left := u.run(); len(left) > 0 {
+				err = &RollbackError{Err: err, Leftovers: left}
+			}
+		}
+		if u.root != nil && u.root != base {
+			u.root.Close()
+		}
+		base.Close()
+	}()
+	for _, d := range missing {
+		if err = base.Mkdir(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Join(baseDir, d), unwrapPath(err))
+		}
+		u.chain = append(u.chain, d)
+	}
+	root := base
+	if len(missing) > 0 {
+		if root, err = base.OpenRoot(missing[len(missing)-1]); err != nil {
+			return nil, err
+		}
+	}
+	u.root = root
 
 	res = &Result{}
 	for _, f := range p.Files {
 		native := filepath.FromSlash(f.Path)
-		dirs := parents(path.Dir(f.Path))
-		for _, d := range dirs {
-			if _, serr := root.Lstat(filepath.FromSlash(d)); errors.Is(serr, fs.ErrNotExist) {
-				if err = root.Mkdir(filepath.FromSlash(d), 0o755); err != nil {
+		for _, d := range parents(path.Dir(f.Path)) {
+			d := filepath.FromSlash(d)
+			if _, serr := root.Lstat(d); errors.Is(serr, fs.ErrNotExist) {
+				if err = root.Mkdir(d, 0o755); err != nil {
 					return nil, fmt.Errorf("create %s: %w", d, err)
 				}
-				createdDirs = append(createdDirs, filepath.Join(rootAbs, filepath.FromSlash(d)))
+				u.dirs = append(u.dirs, d)
 			}
 		}
 		old, rerr := root.ReadFile(native)
@@ -160,11 +251,14 @@ func Write(p *Plan, force bool) (res *Result, err error) {
 			return nil, fmt.Errorf("write %s: %w", f.Path, err)
 		}
 		if existed {
-			restore = append(restore, File{Path: filepath.Join(rootAbs, native), Data: old})
+			u.restore = append(u.restore, File{Path: native, Data: old})
 			res.Overwritten = append(res.Overwritten, f.Path)
 		} else {
-			createdFiles = append(createdFiles, filepath.Join(rootAbs, native))
+			u.files = append(u.files, native)
 			res.Created = append(res.Created, f.Path)
+		}
+		if after != nil {
+			after(f.Path)
 		}
 	}
 	for _, e := range p.Edits {
@@ -177,13 +271,12 @@ func Write(p *Plan, force bool) (res *Result, err error) {
 			return nil, rerr
 		}
 		if !bytes.Equal(cur, e.Before) {
-			err = fmt.Errorf("%s changed while bsadapter was running; run it again", e.Path)
-			return nil, err
+			return nil, fmt.Errorf("%s changed while bsadapter was running; run it again", e.Path)
 		}
 		if err = root.WriteFile(native, e.After, 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", e.Path, err)
 		}
-		restore = append(restore, File{Path: filepath.Join(rootAbs, native), Data: e.Before})
+		u.restore = append(u.restore, File{Path: native, Data: e.Before})
 		res.Edited = append(res.Edited, e.Path)
 	}
 	return res, nil
@@ -202,31 +295,38 @@ func parents(dir string) []string {
 	return out
 }
 
-func mkdirAllTracked(dir string, created *[]string) error {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
+// nearestFolder returns the nearest folder of dir and its parents that
+// exists, and the folders below it to make, down to dir, as paths relative
+// to it ("a", "a/b", ...).
+func nearestFolder(dir string) (string, []string, error) {
+	var names []string
+	d := dir
+	for {
 		fi, err := os.Stat(d)
 		if err == nil {
 			if !fi.IsDir() {
-				return fmt.Errorf("%s is not a folder", d)
+				return "", nil, fmt.Errorf("%s is not a folder", d)
 			}
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return "", nil, err
 		}
-		missing = append(missing, d)
 		if filepath.Dir(d) == d {
-			break
+			return "", nil, err
 		}
+		names = append(names, filepath.Base(d))
+		d = filepath.Dir(d)
 	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o755); err != nil {
-			return err
+	var missing []string
+	for i := len(names) - 1; i >= 0; i-- {
+		prev := ""
+		if len(missing) > 0 {
+			prev = missing[len(missing)-1]
 		}
-		*created = append(*created, missing[i])
+		missing = append(missing, filepath.Join(prev, names[i]))
 	}
-	return nil
+	return d, missing, nil
 }
 
 // Diff returns the edit as added and removed lines with their line
