@@ -9,12 +9,36 @@ import (
 	"testing"
 )
 
+// distinctKeys returns an object's members by key and how many members
+// it has; fewer keys than members means a key is given twice.
+func distinctKeys(obj []byte) (map[string]json.RawMessage, int) {
+	dec := json.NewDecoder(strings.NewReader(string(obj)))
+	if _, err := dec.Token(); err != nil {
+		return nil, 0
+	}
+	keys := map[string]json.RawMessage{}
+	n := 0
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return keys, n
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return keys, n
+		}
+		keys[k.(string)] = v
+		n++
+	}
+	return keys, n
+}
+
 var lineColRe = regexp.MustCompile(`: line (\d+), column (\d+): `)
 
 // FuzzParse holds the config parser to its promises on any bytes: every
 // error names the file first, and a line and column it names are in the
-// file; whatever loads is JSON, and written back as JSON it loads the
-// same.
+// file; whatever loads is JSON with no key given twice, and written back
+// as JSON it loads the same.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"name": "langchain", "format": "langchain-v1", "sdk": "@langchain/core",
@@ -53,6 +77,13 @@ func FuzzParse(f *testing.F) {
 		}
 		if !json.Valid(data) {
 			t.Fatalf("loaded a file that is not JSON: %q", data)
+		}
+		if top, n := distinctKeys(data); len(top) != n {
+			t.Fatalf("loaded %q, which gives a key twice", data)
+		} else if b, ok := top["bridge"]; ok {
+			if keys, n := distinctKeys(b); len(keys) != n {
+				t.Fatalf("loaded %q, whose bridge gives a key twice", data)
+			}
 		}
 		doc := map[string]any{"name": c.Name, "format": c.Format, "sdk": c.SDK}
 		if c.Bridge.Command != nil {
