@@ -94,6 +94,7 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 		newNewCmd(app),
 		newCheckFixturesCmd(app),
 		newConformCmd(app),
+		newLintCmd(app),
 		newBlocksCmd(app),
 		newSchemaCmd(app),
 		newVersionCmd(app),

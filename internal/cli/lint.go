@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/config"
+	"github.com/bsadapter/bsadapter/internal/lint"
+	"github.com/spf13/cobra"
+)
+
+type lintOptions struct {
+	app     *App
+	dir     string
+	sdks    []string
+	format  string
+	verbose bool
+}
+
+func newLintCmd(app *App) *cobra.Command {
+	opts := &lintOptions{app: app}
+	cmd := &cobra.Command{
+		Use:   "lint [DIR]",
+		Short: "Check an adapter against the adapter rules: lazy optional SDK, no SQL, public exports, no tokens",
+		Long: `Check a better-supabase adapter against the adapter rules (contracts section 1),
+on any adapter, scaffolded or not.
+
+DIR is an npm package (the folder of its package.json) or, inside a
+better-supabase checkout, a subpath's folder (packages/better-supabase/src/NAME
+or tests/NAME). Default: the folder of the nearest bsadapter.json, else the
+current folder.
+
+The SDK is bsadapter.json's sdk and, for a package, every peer dependency
+but better-supabase (or --sdk). Rules:
+
+  sdk-eager-import     no static import, re-export or top-level require of the
+                       SDK on any path from the entry points (exports, main),
+                       shown with the chain of files; type-only imports and
+                       import() are fine
+  sdk-optional-peer    the SDK in peerDependencies, optional, not in dependencies
+  export-entry         a subpath's export entry: source, types, default, in order
+  no-sql-file          no .sql file in the adapter's source
+  no-sql-statement     no DDL, or DML against tables, in its strings
+  block-table          no block table named directly
+  engine-module-name   an engine's SQL module named after the engine
+  public-exports       better-supabase imported through its exports only
+  token-option         no token-like field in an options type
+  credential-ref       a credential_ref names its provider
+
+Silence one finding with a comment on its line or the line above:
+  // bsadapter-lint-ignore RULE: the reason
+--verbose lists what was silenced, and why.`,
+		Example: `  bsadapter lint
+  bsadapter lint ./adapters/langchain --format github
+  bsadapter lint packages/better-supabase/src/langchain --sdk @langchain/core
+  bsadapter lint --format sarif > lint.sarif`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.dir = args[0]
+			}
+			return runLint(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&opts.sdks, "sdk", nil, "the SDK package(s) to check for (default: bsadapter.json's sdk and the package's peer dependencies)")
+	addFormatFlag(cmd, &opts.format, "output format: text, json, github or sarif", "", "text", "json", "github", "sarif")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "also list suppressed findings with their reasons, and unused ignore comments")
+	return cmd
+}
+
+func runLint(ctx context.Context, opts *lintOptions) error {
+	app := opts.app
+	var sdks []string
+	for _, s := range opts.sdks {
+		if s = strings.TrimSpace(s); s != "" {
+			sdks = append(sdks, s)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return envErr(err, "")
+	}
+	dir := opts.dir
+	if dir == "" {
+		cfg, err := config.Find(wd)
+		if err != nil {
+			return envErr(err, "fix bsadapter.json, or pass the adapter's folder")
+		}
+		dir = wd
+		if cfg != nil {
+			dir = cfg.Dir
+		}
+	}
+	rep, err := lint.Run(ctx, lint.Options{Dir: dir, SDKs: sdks})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ue *lint.UsageError
+		if errors.As(err, &ue) {
+			return usageErr(ue.Fix, "%s", ue.Msg)
+		}
+		return envErr(err, "")
+	}
+	switch opts.format {
+	case "json":
+		err = lint.WriteJSON(app.Out, rep)
+	case "github", "sarif":
+		base := wd
+		if ws, ok := app.Env("GITHUB_WORKSPACE"); ok && ws != "" {
+			base = ws
+		}
+		if opts.format == "github" {
+			err = lint.WriteGitHub(app.Out, rep, lint.Paths{Base: base})
+		} else {
+			err = lint.WriteSARIF(app.Out, rep, lint.Paths{Base: base}, Build().Version)
+		}
+	default:
+		err = lint.WriteText(app.Out, rep, lint.Paths{Base: wd}, opts.verbose, app.Style)
+	}
+	if err != nil {
+		return envErr(err, "")
+	}
+	if !rep.OK() {
+		return failed("")
+	}
+	return nil
+}

@@ -1,0 +1,493 @@
+package lint
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/config"
+)
+
+// packageDir is the better-supabase package inside a checkout.
+const packageDir = "packages/better-supabase"
+
+// packageJSON is the part of a package.json the rules read.
+type packageJSON struct {
+	Name                 string                     `json:"name"`
+	Main                 string                     `json:"main"`
+	Module               string                     `json:"module"`
+	Exports              json.RawMessage            `json:"exports"`
+	Dependencies         map[string]json.RawMessage `json:"dependencies"`
+	PeerDependencies     map[string]json.RawMessage `json:"peerDependencies"`
+	PeerDependenciesMeta map[string]json.RawMessage `json:"peerDependenciesMeta"`
+}
+
+// target is an adapter located on disk, ready to lint.
+type target struct {
+	kind, name string
+	root       string // absolute; findings are relative to it
+	pkgDir     string // the folder holding package.json
+	pkgPath    string // package.json
+	pkgData    []byte
+	pkg        packageJSON
+	keys       map[string]int // package.json key offsets
+	srcDirs    []string       // folders whose every file is the adapter's source
+	entries    []string       // absolute entry files
+	sdks       []string
+	// names an engine's SQL module may be named after
+	engineNames []string
+	// bsExports are better-supabase's export subpaths ("." , "./streams",
+	// ...), nil when its package.json is not at hand.
+	bsExports []string
+	// bsSources are, inside a checkout, the source files its exports
+	// point at (absolute): what another folder of src may import.
+	bsSources map[string]bool
+}
+
+func readPackage(p string) ([]byte, packageJSON, error) {
+	var pkg packageJSON
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, pkg, err
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := newLineIndex(string(data)).pos(int(max(se.Offset-1, 0)))
+			return nil, pkg, usagef("fix the JSON", "%s:%d:%d: %v", p, line, col, err)
+		}
+		return nil, pkg, usagef("fix the JSON", "%s: %v", p, err)
+	}
+	return data, pkg, nil
+}
+
+// findCheckout returns the better-supabase checkout holding dir, if any.
+func findCheckout(dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(packageDir), "package.json")); err == nil {
+			var p struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(data, &p) == nil && p.Name == "better-supabase" {
+				return d, true
+			}
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+func resolveTarget(opts Options) (*target, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, usagef("pass the adapter's folder", "%s: %v", dir, unwrapPathErr(err))
+	}
+	if !st.IsDir() {
+		return nil, usagef("pass the adapter's folder, not a file", "%s is not a folder", dir)
+	}
+	var t *target
+	if co, ok := findCheckout(abs); ok {
+		t, err = subpathTarget(co, abs, dir)
+	} else {
+		t, err = packageTarget(abs, dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.keys = jsonKeyOffsets(t.pkgData)
+
+	var cfg *config.Config
+	if t.kind == "subpath" {
+		p := filepath.Join(t.pkgDir, "tests", t.name, config.FileName)
+		if _, err := os.Stat(p); err == nil {
+			if cfg, err = config.Load(p); err != nil {
+				return nil, usagef("fix bsadapter.json", "%v", err)
+			}
+		}
+	} else if cfg, err = config.Find(abs); err != nil {
+		return nil, usagef("fix bsadapter.json", "%v", err)
+	}
+	t.engineNames = []string{t.name}
+	if cfg != nil && cfg.Name != "" {
+		t.engineNames = append(t.engineNames, cfg.Name)
+	}
+	switch {
+	case len(opts.SDKs) > 0:
+		t.sdks = opts.SDKs
+	default:
+		if cfg != nil && cfg.SDK != "" {
+			t.sdks = append(t.sdks, cfg.SDK)
+		}
+		if t.kind == "package" {
+			for name := range t.pkg.PeerDependencies {
+				if name != "better-supabase" {
+					t.sdks = append(t.sdks, name)
+				}
+			}
+		}
+	}
+	t.sdks = uniqueSorted(t.sdks)
+	if len(t.sdks) == 0 {
+		return nil, usagef("pass --sdk PACKAGE, or set \"sdk\" in bsadapter.json", "cannot tell which package is the SDK: no --sdk, no sdk in bsadapter.json and no peer dependency besides better-supabase")
+	}
+	for _, s := range t.sdks {
+		t.engineNames = append(t.engineNames, sdkNames(s)...)
+	}
+	return t, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func uniqueSorted(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// sdkNames are the words of an SDK's package name an engine module may
+// be named after: "@temporalio/client" gives temporalio and client.
+func sdkNames(sdk string) []string {
+	sdk = strings.TrimPrefix(sdk, "@")
+	return strings.Split(sdk, "/")
+}
+
+var subpathDirRe = regexp.MustCompile(`^` + packageDir + `/(src|tests)/([^/]+)(/|$)`)
+
+func subpathTarget(checkout, abs, dir string) (*target, error) {
+	rel, _ := filepath.Rel(checkout, abs)
+	rel = filepath.ToSlash(rel)
+	m := subpathDirRe.FindStringSubmatch(rel + "/")
+	if m == nil {
+		return nil, usagef("pass "+packageDir+"/src/NAME or "+packageDir+"/tests/NAME (or run from there)",
+			"%s is inside a better-supabase checkout (%s) but not in an adapter's folder", dir, checkout)
+	}
+	t := &target{kind: "subpath", name: m[2], root: checkout, pkgDir: filepath.Join(checkout, filepath.FromSlash(packageDir))}
+	t.pkgPath = filepath.Join(t.pkgDir, "package.json")
+	var err error
+	if t.pkgData, t.pkg, err = readPackage(t.pkgPath); err != nil {
+		return nil, err
+	}
+	src := filepath.Join(t.pkgDir, "src", t.name)
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return nil, usagef("scaffold it with 'bsadapter new "+t.name+"' or pass the right folder", "the subpath %s has no source folder %s", t.name, filepath.Join(packageDir, "src", t.name))
+	}
+	t.srcDirs = []string{src}
+
+	// The entry is what the export entry's source condition names; an
+	// entry that is missing or malformed is reported by export-entry, and
+	// the module graph still starts from src/NAME/index.ts.
+	exports := exportsMap(t.pkg.Exports)
+	t.bsExports = sortedKeys(exports)
+	t.bsSources = map[string]bool{}
+	for _, raw := range exports {
+		var cond map[string]json.RawMessage
+		if json.Unmarshal(raw, &cond) == nil {
+			var s string
+			if json.Unmarshal(cond["@better-supabase/source"], &s) == nil && s != "" {
+				t.bsSources[filepath.Join(t.pkgDir, filepath.FromSlash(s))] = true
+			}
+		}
+	}
+	entry := filepath.Join(src, "index.ts")
+	if raw, ok := exports["./"+t.name]; ok {
+		var cond map[string]json.RawMessage
+		var s string
+		if json.Unmarshal(raw, &cond) == nil && json.Unmarshal(cond["@better-supabase/source"], &s) == nil && s != "" {
+			if p := filepath.Join(t.pkgDir, filepath.FromSlash(s)); fileExists(p) {
+				entry = p
+			}
+		}
+	}
+	if !fileExists(entry) {
+		return nil, usagef("add src/"+t.name+"/index.ts, the subpath's public surface", "the subpath %s has no entry point %s", t.name, relSlash(checkout, entry))
+	}
+	t.entries = []string{entry}
+	return t, nil
+}
+
+func packageTarget(abs, dir string) (*target, error) {
+	t := &target{kind: "package", root: abs, pkgDir: abs, pkgPath: filepath.Join(abs, "package.json")}
+	if !fileExists(t.pkgPath) {
+		return nil, usagef("run it in the adapter's folder, or pass the folder that holds its package.json", "%s has no package.json", dir)
+	}
+	var err error
+	if t.pkgData, t.pkg, err = readPackage(t.pkgPath); err != nil {
+		return nil, err
+	}
+	t.name = t.pkg.Name
+	if t.name == "" {
+		t.name = filepath.Base(abs)
+	}
+	if i := strings.LastIndexByte(t.name, '/'); i >= 0 {
+		t.name = t.name[i+1:]
+	}
+	out, rootDir := buildDirs(abs)
+
+	var targets []string
+	if len(t.pkg.Exports) > 0 {
+		targets = exportTargets(t.pkg.Exports)
+	}
+	if len(targets) == 0 {
+		for _, s := range []string{t.pkg.Main, t.pkg.Module} {
+			if s != "" {
+				targets = append(targets, s)
+			}
+		}
+	}
+	if len(targets) == 0 {
+		targets = []string{"index.js"}
+	}
+	seen := map[string]bool{}
+	for _, tg := range targets {
+		p, ok := sourceFor(abs, tg, out, rootDir)
+		if !ok {
+			return nil, usagef("build the package, or fix exports/main in package.json", "the entry point %s in package.json has no file: neither %s nor a source file for it exists", tg, path.Clean(tg))
+		}
+		if !seen[p] {
+			seen[p] = true
+			t.entries = append(t.entries, p)
+		}
+	}
+	// The folders the entries live in (src, lib, ...) hold the adapter's
+	// source; an entry at the top only brings the files it imports.
+	dirs := map[string]bool{}
+	for _, e := range t.entries {
+		rel, _ := filepath.Rel(abs, e)
+		if first, _, ok := strings.Cut(filepath.ToSlash(rel), "/"); ok && first != "node_modules" {
+			dirs[filepath.Join(abs, first)] = true
+		}
+	}
+	t.srcDirs = sortedKeys(dirs)
+
+	if p, ok := findUp(abs, filepath.Join("node_modules", "better-supabase", "package.json")); ok {
+		if _, bs, err := readPackage(p); err == nil {
+			t.bsExports = sortedKeys(exportsMap(bs.Exports))
+		}
+	}
+	return t, nil
+}
+
+func findUp(dir, rel string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if p := filepath.Join(d, rel); fileExists(p) {
+			return p, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// exportsMap returns a package's exports as subpath -> conditions; the
+// shorthand forms (a string, or conditions without subpaths) are ".".
+func exportsMap(raw json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return out
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		out["."] = raw
+		return out
+	}
+	for k := range m {
+		if !strings.HasPrefix(k, ".") {
+			out["."] = raw
+			return out
+		}
+	}
+	return m
+}
+
+// exportTargets lists the files the exports point at for running code:
+// every condition but "types", no declaration files, no patterns.
+func exportTargets(raw json.RawMessage) []string {
+	var out []string
+	var walk func(json.RawMessage)
+	walk = func(v json.RawMessage) {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			if !strings.Contains(s, "*") && !strings.HasSuffix(s, ".d.ts") && !strings.HasSuffix(s, ".json") && isScript(s) {
+				out = append(out, s)
+			}
+			return
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(v, &arr) == nil {
+			for _, a := range arr {
+				walk(a)
+			}
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(v, &m) == nil {
+			for _, k := range orderedKeys(v) {
+				if k != "types" {
+					walk(m[k])
+				}
+			}
+		}
+	}
+	for _, cond := range exportsMap(raw) {
+		walk(cond)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var scriptExts = []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
+
+func isScript(p string) bool {
+	for _, e := range scriptExts {
+		if strings.HasSuffix(p, e) {
+			return !strings.HasSuffix(p, ".d.ts") && !strings.HasSuffix(p, ".d.mts") && !strings.HasSuffix(p, ".d.cts")
+		}
+	}
+	return false
+}
+
+// buildDirs reads outDir and rootDir from tsconfig.build.json or
+// tsconfig.json (dist and src when neither says).
+func buildDirs(dir string) (out, root string) {
+	out, root = "dist", "src"
+	for _, name := range []string{"tsconfig.build.json", "tsconfig.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var tc struct {
+			CompilerOptions struct {
+				OutDir  string `json:"outDir"`
+				RootDir string `json:"rootDir"`
+			} `json:"compilerOptions"`
+		}
+		if json.Unmarshal(stripJSONC(data), &tc) != nil {
+			continue
+		}
+		if tc.CompilerOptions.OutDir != "" {
+			out = path.Clean(tc.CompilerOptions.OutDir)
+		}
+		if tc.CompilerOptions.RootDir != "" && path.Clean(tc.CompilerOptions.RootDir) != "." {
+			root = path.Clean(tc.CompilerOptions.RootDir)
+		}
+		return out, root
+	}
+	return out, root
+}
+
+// stripJSONC removes // and /* */ comments and trailing commas, which
+// tsconfig files allow.
+func stripJSONC(data []byte) []byte {
+	var b bytes.Buffer
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(data) && data[j] != '"' {
+				if data[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			b.Write(data[i:min(j+1, len(data))])
+			i = j
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			b.WriteByte('\n')
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				i = len(data)
+			} else {
+				i += end + 3
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return regexp.MustCompile(`,(\s*[}\]])`).ReplaceAll(b.Bytes(), []byte("$1"))
+}
+
+// sourceFor finds the file to start from for an entry target: the
+// TypeScript source a built file comes from (dist/x.js -> src/x.ts), else
+// the target itself when it exists.
+func sourceFor(pkgDir, tg, outDir, rootDir string) (string, bool) {
+	clean := path.Clean(strings.TrimPrefix(tg, "./"))
+	if strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
+		return "", false
+	}
+	var cands []string
+	if rest, ok := strings.CutPrefix(clean, outDir+"/"); ok {
+		base := path.Join(rootDir, rest)
+		stem := strings.TrimSuffix(base, path.Ext(base))
+		switch path.Ext(base) {
+		case ".mjs":
+			cands = append(cands, stem+".mts")
+		case ".cjs":
+			cands = append(cands, stem+".cts")
+		default:
+			cands = append(cands, stem+".ts", stem+".tsx")
+		}
+		cands = append(cands, base)
+	}
+	cands = append(cands, clean)
+	for _, c := range cands {
+		p := filepath.Join(pkgDir, filepath.FromSlash(c))
+		if fileExists(p) {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func relSlash(root, p string) string {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
