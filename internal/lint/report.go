@@ -119,7 +119,7 @@ const SchemaVersion = 1
 // WriteJSON writes the report as one JSON document.
 func WriteJSON(w io.Writer, r *Report) error {
 	doc := struct {
-		SchemaVersion int `json:"schemaVersion"`
+		SchemaVersion int  `json:"schemaVersion"`
 		OK            bool `json:"ok"`
 		*Report
 	}{SchemaVersion, r.OK(), r}

@@ -120,8 +120,12 @@ func resolveTarget(opts Options) (*target, error) {
 				return nil, usagef("fix bsadapter.json", "%v", err)
 			}
 		}
-	} else if cfg, err = config.Find(abs); err != nil {
-		return nil, usagef("fix bsadapter.json", "%v", err)
+	} else if p := filepath.Join(abs, config.FileName); fileExists(p) {
+		// Only the package's own: a bsadapter.json further up belongs
+		// to something else.
+		if cfg, err = config.Load(p); err != nil {
+			return nil, usagef("fix bsadapter.json", "%v", err)
+		}
 	}
 	t.engineNames = []string{t.name}
 	if cfg != nil && cfg.Name != "" {

@@ -1,0 +1,1 @@
+export { openStream } from "./store.js";

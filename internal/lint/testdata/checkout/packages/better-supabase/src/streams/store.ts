@@ -1,0 +1,3 @@
+export function openStream(id: string) {
+  return { id };
+}

@@ -1,0 +1,2 @@
+export type { ClientOptions } from "./client.js";
+export { createClient } from "./client.js";

@@ -1,0 +1,4 @@
+export interface CredentialRef {
+  provider: string;
+  [key: string]: unknown;
+}

@@ -1,0 +1,6 @@
+export function startOptions(key: string) {
+  return {
+    idempotencyKey: key,
+    credentialRef: { vault: "acme", key: "api" },
+  };
+}

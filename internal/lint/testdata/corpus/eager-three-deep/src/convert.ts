@@ -1,0 +1,5 @@
+import { toParts } from "./parts.js";
+
+export function convert(m: unknown) {
+  return toParts(m);
+}

@@ -1,0 +1,2 @@
+// The adapter's public surface.
+export { convert } from "./convert.js";

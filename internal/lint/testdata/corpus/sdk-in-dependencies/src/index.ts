@@ -1,0 +1,5 @@
+import type { Message } from "@acme/sdk";
+
+export function id(m: Message): Message {
+  return m;
+}

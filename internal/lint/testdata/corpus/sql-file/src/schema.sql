@@ -1,0 +1,1 @@
+create table acme_sessions (id text primary key);
