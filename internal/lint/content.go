@@ -26,6 +26,25 @@ var blockTables = sync.OnceValue(func() []string {
 	return uniqueSorted(out)
 })
 
+// tableWords matches, as a whole word, a block table whose name has an
+// underscore (ai_chats, stream_chunks): distinctive enough to count
+// anywhere in a string. Names that are English words (streams, modules)
+// count only qualified or as the argument of .from().
+var tableWords = sync.OnceValue(func() *regexp.Regexp {
+	var names []string
+	for _, t := range blockTables() {
+		if strings.Contains(t, "_") {
+			names = append(names, regexp.QuoteMeta(t))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return regexp.MustCompile(`(?:^|[^a-z0-9_])(` + strings.Join(names, "|") + `)(?:$|[^a-z0-9_])`)
+})
+
+var qualifiedTable = regexp.MustCompile(`\bbetter_supabase\.("?)([a-z_][a-z0-9_]*)`)
+
 // sqlStatement matches SQL that creates or changes schema objects, or
 // reads and writes tables. Keywords that are also English (select, from,
 // truncate, grant) count only in capitals; DML needs a table after it
@@ -68,7 +87,6 @@ func snippet(s string) string {
 // a block's table.
 func (l *linter) sqlInStrings(f *sourceFile, toks []token) {
 	tables := blockTables()
-	qualified := regexp.MustCompile(`\bbetter_supabase\.("?)([a-z_][a-z0-9_]*)`)
 	for i, t := range toks {
 		if t.kind != tokString && t.kind != tokTmpl {
 			continue
@@ -82,24 +100,21 @@ func (l *linter) sqlInStrings(f *sourceFile, toks []token) {
 			continue
 		}
 		table := ""
-		for _, g := range qualified.FindAllStringSubmatch(t.text, -1) {
-			if slices.Contains(tables, g[2]) {
-				table = g[2]
-				break
-			}
-		}
-		if table == "" {
-			lower := strings.ToLower(t.text)
-			for _, name := range tables {
-				switch {
-				case lower == name && i >= 3 && toks[i-1].text == "(" && (toks[i-2].text == "from" || toks[i-2].text == "table") && toks[i-3].text == ".":
-					table = name // supabase.from("ai_chats")
-				case strings.Contains(name, "_") && regexp.MustCompile(`(^|[^a-z0-9_])`+name+`($|[^a-z0-9_])`).MatchString(lower):
-					table = name
-				}
-				if table != "" {
+		lower := strings.ToLower(t.text)
+		if strings.Contains(lower, "better_supabase.") {
+			for _, g := range qualifiedTable.FindAllStringSubmatch(lower, -1) {
+				if slices.Contains(tables, g[2]) {
+					table = g[2]
 					break
 				}
+			}
+		}
+		if table == "" && slices.Contains(tables, lower) && i >= 3 && toks[i-1].text == "(" && (toks[i-2].text == "from" || toks[i-2].text == "table") && toks[i-3].text == "." {
+			table = lower // supabase.from("ai_chats")
+		}
+		if re := tableWords(); table == "" && re != nil && strings.Contains(lower, "_") {
+			if m := re.FindStringSubmatch(lower); m != nil {
+				table = m[1]
 			}
 		}
 		if table != "" {

@@ -40,7 +40,7 @@ const locMarker = "bsadapter-lint\x00"
 
 // buildGraph bundles from the entry points with every package external
 // and returns every file esbuild read with its imports.
-func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, error) {
+func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, map[string][]placedRequire, error) {
 	var mu sync.Mutex
 	locs := map[locKey]loc{}
 	kinds := map[api.ResolveKind]string{
@@ -81,9 +81,15 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, e
 			".node": api.LoaderFile, ".wasm": api.LoaderFile,
 		},
 		Plugins: []api.Plugin{recorder},
+		// The bundle and its source map tell which require calls run at
+		// a module's top level (see bundleRequires); nothing may be
+		// dropped from it for that.
+		Sourcemap:      api.SourceMapExternal,
+		SourcesContent: api.SourcesContentExclude,
+		TreeShaking:    api.TreeShakingFalse,
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(res.Errors) > 0 {
 		var msgs []string
@@ -98,7 +104,7 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, e
 			}
 			msgs = append(msgs, m)
 		}
-		return nil, nil, usagef("fix the source so that it compiles; lint reads the module graph the way a bundler does", "cannot read the module graph: %s", strings.Join(msgs, "; "))
+		return nil, nil, nil, usagef("fix the source so that it compiles; lint reads the module graph the way a bundler does", "cannot read the module graph: %s", strings.Join(msgs, "; "))
 	}
 	for _, w := range res.Warnings {
 		rest, ok := strings.CutPrefix(w.Text, locMarker)
@@ -128,7 +134,7 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, e
 		} `json:"inputs"`
 	}
 	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
-		return nil, nil, fmt.Errorf("esbuild's metafile: %w", err)
+		return nil, nil, nil, fmt.Errorf("esbuild's metafile: %w", err)
 	}
 	graph := map[string][]edge{}
 	var order []string
@@ -161,7 +167,61 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, e
 			graph[from] = append(graph[from], e)
 		}
 	}
-	return graph, order, nil
+	return graph, order, l.bundleRequires(res.OutputFiles), nil
+}
+
+// bundleRequires reads the require calls in the bundles esbuild wrote (in
+// memory) and places each in its source through the bundle's source map.
+// The bundle is plain JavaScript as esbuild prints it, which findRequires
+// reads; a second parse of every file is not needed.
+func (l *linter) bundleRequires(outputs []api.OutputFile) map[string][]placedRequire {
+	maps := map[string][]byte{}
+	for _, o := range outputs {
+		if strings.HasSuffix(o.Path, ".map") {
+			maps[strings.TrimSuffix(o.Path, ".map")] = o.Contents
+		}
+	}
+	type key struct {
+		file      string
+		line, col int
+	}
+	seen := map[key]int{}
+	placed := map[string][]placedRequire{}
+	for _, o := range outputs {
+		data, ok := maps[o.Path]
+		if !ok {
+			continue
+		}
+		sm, err := parseSourceMap(data)
+		if err != nil {
+			continue
+		}
+		code := string(o.Contents)
+		idx := newLineIndex(code)
+		for _, c := range findRequires(lex(code).toks) {
+			gl, gc := idx.pos(c.off)
+			seg, ok := sm.segment(gl-1, gc-1)
+			if !ok || seg.source < 0 || seg.source >= len(sm.sources) {
+				continue
+			}
+			file := filepath.Clean(filepath.Join(filepath.Dir(o.Path), filepath.FromSlash(sm.sources[seg.source])))
+			f := l.file(file)
+			if f == nil {
+				continue
+			}
+			line, col := f.li.pos(f.li.offset(seg.srcLine, seg.srcCol))
+			k := key{file, line, col}
+			if i, dup := seen[k]; dup {
+				// The same module in two entries' bundles: eager in
+				// either is eager.
+				placed[file][i].eager = placed[file][i].eager || c.eager
+				continue
+			}
+			seen[k] = len(placed[file])
+			placed[file] = append(placed[file], placedRequire{c.path, line, col, c.eager})
+		}
+	}
+	return placed
 }
 
 // abs turns a metafile path (relative to the working folder) into an
@@ -176,31 +236,36 @@ func (l *linter) abs(p string) string {
 	return filepath.Join(l.t.pkgDir, filepath.FromSlash(p))
 }
 
-// placeRequires decides, for a file's require calls, which run at once:
-// esbuild strips the types (keeping a source map), findRequires reads the
-// plain JavaScript, and the map gives each call's place in the source.
-func (l *linter) placeRequires(f *sourceFile, edges []edge) {
-	has := false
-	for _, e := range edges {
-		if e.kind == "require-call" {
-			has = true
-		}
-	}
-	if !has {
-		return
-	}
-	calls, ok := scanRequires(f)
-	if !ok {
-		return // the calls stay eager and keep esbuild's locations
-	}
+// placeRequires decides, for a file's require calls, which run at once,
+// from the calls found in the bundle or, failing that, in the file read
+// on its own.
+func (l *linter) placeRequires(f *sourceFile, edges []edge, fromBundle []placedRequire) {
 	bySpec := map[string][]placedRequire{}
-	for _, c := range calls {
+	for _, c := range fromBundle {
 		bySpec[c.path] = append(bySpec[c.path], c)
 	}
+	scanned := false
 	for i := range edges {
 		e := &edges[i]
 		if e.kind != "require-call" {
 			continue
+		}
+		// A package keeps its require("...") in the bundle; a local file
+		// does not (esbuild links it in), so its calls are found by
+		// reading the file on its own.
+		if len(bySpec[e.spec]) == 0 && !scanned {
+			scanned = true
+			if calls, ok := scanRequires(f); ok {
+				inBundle := map[string]bool{}
+				for spec := range bySpec {
+					inBundle[spec] = true
+				}
+				for _, c := range calls {
+					if !inBundle[c.path] {
+						bySpec[c.path] = append(bySpec[c.path], c)
+					}
+				}
+			}
 		}
 		places := bySpec[e.spec]
 		if len(places) == 0 {

@@ -40,19 +40,23 @@ func (l *linter) display(p string) string {
 }
 
 func (l *linter) run(ctx context.Context) error {
-	graph, order, err := l.buildGraph(ctx)
+	graph, order, requires, err := l.buildGraph(ctx)
 	if err != nil {
 		return err
 	}
 	sort.Strings(order)
+	var own []string
 	for _, file := range order {
-		if !within(file, l.t.pkgDir) || strings.Contains(filepath.ToSlash(file), "/node_modules/") {
-			continue
-		}
-		if f := l.file(file); f != nil {
-			l.placeRequires(f, graph[file])
+		if within(file, l.t.pkgDir) && !strings.Contains(filepath.ToSlash(file), "/node_modules/") {
+			own = append(own, file)
 		}
 	}
+	// Each file's edges are its own, so files are placed in parallel.
+	parallel(own, func(file string) {
+		if f := l.file(file); f != nil {
+			l.placeRequires(f, graph[file], requires[file])
+		}
+	})
 	l.eagerImports(graph)
 	l.publicExports(graph, order)
 	l.packageRules()
@@ -113,27 +117,35 @@ func (l *linter) sourceFiles(graphFiles []string) (scripts, sqls []string, err e
 
 // contentRules runs the rules that read a file's text, files in parallel.
 func (l *linter) contentRules(files []string) {
+	parallel(files, func(p string) {
+		f := l.file(p)
+		if f == nil {
+			return
+		}
+		lx := f.lex()
+		l.collectIgnores(f, lx.comments, "//")
+		l.sqlInStrings(f, lx.toks)
+		l.tokenOptions(f, lx.toks)
+		l.credentialRefs(f, lx.toks)
+	})
+}
+
+// parallel calls fn for every item, on as many goroutines as there are
+// CPUs to run them.
+func parallel(items []string, fn func(string)) {
 	work := make(chan string)
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(files))) {
+	for range max(1, min(runtime.GOMAXPROCS(0), len(items))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := range work {
-				f := l.file(p)
-				if f == nil {
-					continue
-				}
-				lx := f.lex()
-				l.collectIgnores(f, lx.comments, "//")
-				l.sqlInStrings(f, lx.toks)
-				l.tokenOptions(f, lx.toks)
-				l.credentialRefs(f, lx.toks)
+			for it := range work {
+				fn(it)
 			}
 		}()
 	}
-	for _, p := range files {
-		work <- p
+	for _, it := range items {
+		work <- it
 	}
 	close(work)
 	wg.Wait()

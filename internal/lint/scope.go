@@ -28,12 +28,19 @@ type frame struct {
 	kind frameKind
 	fn   int  // > 0: the id of the function whose body this is
 	ctl  bool // a paren frame that holds a control statement's head
-	q    int  // open ?s in an arrow body, so its own : does not end it
+	// wrapper marks the object literal esbuild passes to __esm or
+	// __commonJS in a bundle: the one method in it is the module's top
+	// level, run when the module is first loaded.
+	wrapper bool
+	q       int // open ?s in an arrow body, so its own : does not end it
 }
 
 // findRequires finds the require calls of JavaScript source as esbuild
 // prints it (types stripped, one statement per line, semicolons
-// everywhere), and tells which of them are eager. It follows function
+// everywhere), and tells which of them are eager. In a bundle esbuild
+// writes a package's require as __require, and a module that is loaded
+// by require is wrapped in __esm or __commonJS: its body counts as top
+// level. It follows function
 // bodies by their brackets: "{" after "=>" or after the ")" of a
 // parameter list (not of an if/for/while/switch/catch head), and arrow
 // expression bodies up to the comma, semicolon or bracket that ends
@@ -97,7 +104,7 @@ func findRequires(toks []token) []requireCall {
 				if !isP(i-1, ".") {
 					classDepth = len(stack)
 				}
-			case "require":
+			case "require", "__require":
 				if !isP(i-1, ".") && !isP(i-1, "?.") && isP(i+1, "(") && at(i+2).kind == tokString && isP(i+3, ")") {
 					calls = append(calls, pending{call: requireCall{path: toks[i+2].text, off: toks[i+2].off}, fns: enclosingFn()})
 				}
@@ -115,7 +122,10 @@ func findRequires(toks []token) []requireCall {
 			stack = append(stack, frame{kind: frameBracket})
 		case "{":
 			f := frame{kind: frameBrace}
+			inWrapper := len(stack) > 0 && stack[len(stack)-1].wrapper
 			switch {
+			case isP(i-1, "(") && (at(i-2).text == "__esm" || at(i-2).text == "__commonJS") && at(i-2).kind == tokIdent:
+				f.wrapper = true
 			case classDepth == len(stack):
 				classDepth = -1 // a class body: its methods are functions, the rest runs now
 			case isP(i-1, "=>"):
@@ -124,6 +134,9 @@ func findRequires(toks []token) []requireCall {
 				f.fn = nextFn
 			}
 			if f.fn > 0 {
+				if inWrapper {
+					iife[f.fn] = true
+				}
 				nextFn++
 			}
 			stack = append(stack, f)

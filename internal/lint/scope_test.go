@@ -136,3 +136,37 @@ func TestSourceMapVLQ(t *testing.T) {
 		t.Error("a bad character must be an error")
 	}
 }
+
+// TestFindRequiresInBundle reads esbuild's bundle forms: a package's
+// require is __require, and a module loaded by require is wrapped in
+// __esm or __commonJS, whose one method is the module's top level.
+func TestFindRequiresInBundle(t *testing.T) {
+	src := `var __require = ((x) => typeof require !== "undefined" ? require : x)(function(x) {
+  if (typeof require !== "undefined") return require.apply(this, arguments);
+});
+var init_x = __esm({
+  "src/x.ts"() {
+    a = __require("x");
+    later = function() {
+      return __require("x");
+    };
+  }
+});
+var require_y = __commonJS({
+  "src/y.js"(exports, module) {
+    module.exports = __require("x");
+  }
+});
+function f() {
+  return __require("x");
+}
+var top = __require("x");
+`
+	var eager []bool
+	for _, c := range findRequires(lex(src).toks) {
+		eager = append(eager, c.eager)
+	}
+	if want := []bool{true, false, true, false, true}; fmt.Sprint(eager) != fmt.Sprint(want) {
+		t.Errorf("eager = %v, want %v", eager, want)
+	}
+}

@@ -8,12 +8,13 @@ import (
 
 // segment maps a generated column to an original line and column, all
 // 0-based (columns in UTF-16 code units, as source maps count).
-type segment struct{ genCol, srcLine, srcCol int }
+type segment struct{ genCol, source, srcLine, srcCol int }
 
 // sourceMap is a decoded version 3 source map of one generated file from
 // one source.
 type sourceMap struct {
-	lines [][]segment // by generated line
+	sources []string
+	lines   [][]segment // by generated line
 }
 
 const base64Digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -31,8 +32,9 @@ var base64Value = func() (v [256]int8) {
 // parseSourceMap decodes the "mappings" of a source map.
 func parseSourceMap(data []byte) (*sourceMap, error) {
 	var raw struct {
-		Version  int    `json:"version"`
-		Mappings string `json:"mappings"`
+		Version  int      `json:"version"`
+		Sources  []string `json:"sources"`
+		Mappings string   `json:"mappings"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, err
@@ -40,7 +42,7 @@ func parseSourceMap(data []byte) (*sourceMap, error) {
 	if raw.Version != 3 {
 		return nil, errors.New("not a version 3 source map")
 	}
-	sm := &sourceMap{lines: [][]segment{nil}}
+	sm := &sourceMap{sources: raw.Sources, lines: [][]segment{nil}}
 	var srcLine, srcCol, genCol, source int
 	m := raw.Mappings
 	for i := 0; i < len(m); {
@@ -73,7 +75,7 @@ func parseSourceMap(data []byte) (*sourceMap, error) {
 			srcLine += fields[2]
 			srcCol += fields[3]
 			last := len(sm.lines) - 1
-			sm.lines[last] = append(sm.lines[last], segment{genCol: genCol, srcLine: srcLine, srcCol: srcCol})
+			sm.lines[last] = append(sm.lines[last], segment{genCol: genCol, source: source, srcLine: srcLine, srcCol: srcCol})
 		}
 	}
 	for _, l := range sm.lines {
@@ -109,13 +111,19 @@ func vlq(s string, i int) (value, next int, err error) {
 // segment that starts exactly there, else false (a guess from a nearby
 // segment could point at the wrong call).
 func (sm *sourceMap) original(genLine, genCol int) (line, col int, ok bool) {
+	s, ok := sm.segment(genLine, genCol)
+	return s.srcLine, s.srcCol, ok
+}
+
+// segment returns the segment that starts exactly at a generated position.
+func (sm *sourceMap) segment(genLine, genCol int) (segment, bool) {
 	if genLine < 0 || genLine >= len(sm.lines) {
-		return 0, 0, false
+		return segment{}, false
 	}
 	segs := sm.lines[genLine]
 	k := sort.Search(len(segs), func(j int) bool { return segs[j].genCol >= genCol })
 	if k < len(segs) && segs[k].genCol == genCol {
-		return segs[k].srcLine, segs[k].srcCol, true
+		return segs[k], true
 	}
-	return 0, 0, false
+	return segment{}, false
 }

@@ -1,0 +1,245 @@
+//go:build unix
+
+// Command lint-bench measures bsadapter lint on the LangChain preset and on
+// a generated package of many files, each run as its own process so that
+// wall time and peak memory (maximum resident set size) are what a user
+// sees. bench/lint/run builds the pieces and calls it.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var (
+		bsadapter = flag.String("bsadapter", "", "the bsadapter binary")
+		work      = flag.String("work", "", "scratch folder (removed by the caller)")
+		files     = flag.Int("files", 2000, "modules in the synthetic package")
+		runs      = flag.Int("runs", 5, "runs of each measurement; the median by wall time is shown")
+	)
+	flag.Parse()
+	if *bsadapter == "" || *work == "" {
+		fail("-bsadapter and -work are required")
+	}
+	if err := os.MkdirAll(*work, 0o755); err != nil {
+		fail("%v", err)
+	}
+	n := max(*runs, 1)
+	fmt.Printf("Each figure is the median of %d runs (wall time); peak RSS is the largest of them.\n\n", n)
+
+	preset := filepath.Join(*work, "langchain")
+	if out, err := exec.Command(*bsadapter, "new", "langchain", "--yes", "--dir", preset).CombinedOutput(); err != nil {
+		fail("bsadapter new: %v\n%s", err, out)
+	}
+	clean := filepath.Join(*work, "synthetic")
+	total, err := generate(clean, *files, false)
+	if err != nil {
+		fail("%v", err)
+	}
+	eager := filepath.Join(*work, "synthetic-eager")
+	if _, err := generate(eager, *files, true); err != nil {
+		fail("%v", err)
+	}
+
+	fmt.Printf("%-44s %8s %10s %10s %10s %9s\n", "input", "files", "wall", "CPU", "peak RSS", "findings")
+	var synth time.Duration
+	for _, c := range []struct {
+		name     string
+		dir      string
+		files    int
+		findings int
+	}{
+		{"LangChain preset (bsadapter new langchain)", preset, 0, 0},
+		{fmt.Sprintf("synthetic package, %d modules", *files), clean, total, 0},
+		{"same, one eager SDK import 3 files deep", eager, total, 1},
+	} {
+		m := measure(n, *bsadapter, c.dir, c.findings)
+		if c.files > 0 && m.files != c.files {
+			fail("lint %s read %d files, the package has %d", c.dir, m.files, c.files)
+		}
+		fmt.Printf("%-44s %8d %10s %10s %10s %9d\n", c.name, m.files, m.wall.Round(time.Millisecond), m.cpu.Round(time.Millisecond), mib(m.rss), m.findings)
+		if c.dir == clean {
+			synth = m.wall
+		}
+	}
+	fmt.Println()
+	verdict := "meets"
+	if synth >= time.Second {
+		verdict = "MISSES"
+	}
+	fmt.Printf("goal: the %d-module package in under 1 s: %s it (%s, %.0f%% of the budget)\n", *files, verdict, synth.Round(time.Millisecond), 100*synth.Seconds())
+	fmt.Printf("(CPU is user + system time; when it is far below the wall time, other work on the machine had the CPUs.)\n")
+}
+
+type result struct {
+	wall     time.Duration
+	cpu      time.Duration // user + system of the median run
+	rss      int64
+	files    int
+	findings int
+}
+
+// measure runs 'bsadapter lint --format json DIR' n times and checks it
+// found what it must (a benchmark of a run that silently broke would
+// measure nothing).
+func measure(n int, bsadapter, dir string, findings int) result {
+	type sample struct{ wall, cpu time.Duration }
+	var samples []sample
+	var res result
+	for range n {
+		cmd := exec.Command(bsadapter, "lint", "--format", "json", dir)
+		start := time.Now()
+		out, err := cmd.Output()
+		wall := time.Since(start)
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			fail("lint %s: %v", dir, err)
+		}
+		var doc struct {
+			Files    int               `json:"files"`
+			Findings []json.RawMessage `json:"findings"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			fail("lint %s (exit %d): %v\n%s", dir, code, err, out)
+		}
+		if len(doc.Findings) != findings || (findings == 0) != (code == 0) {
+			fail("lint %s: exit %d with %d findings, want %d:\n%s", dir, code, len(doc.Findings), findings, out)
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			res.rss = max(res.rss, int64(ru.Maxrss)*1024)
+		}
+		samples = append(samples, sample{wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()})
+		res.files, res.findings = doc.Files, len(doc.Findings)
+	}
+	sort.Slice(samples, func(i, j int) bool { return samples[i].wall < samples[j].wall })
+	res.wall, res.cpu = samples[len(samples)/2].wall, samples[len(samples)/2].cpu
+	return res
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// generate writes a package of n modules: src/index.ts re-exports groups
+// of 50, each group re-exports its modules. Every module looks like
+// adapter code: type-only SDK imports, a lazy require, a dynamic import,
+// strings, an options type with a credentialRef. With eager, the last
+// module of the last group imports the SDK statically.
+func generate(dir string, n int, eager bool) (int, error) {
+	const per = 50
+	groups := (n + per - 1) / per
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		return 0, err
+	}
+	pkg := `{
+  "name": "synthetic-adapter",
+  "type": "module",
+  "exports": { ".": { "types": "./dist/index.d.ts", "default": "./dist/index.js" } },
+  "peerDependencies": { "better-supabase": "*", "@acme/sdk": "*" },
+  "peerDependenciesMeta": { "@acme/sdk": { "optional": true } }
+}
+`
+	write := func(rel, s string) error {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(s), 0o644)
+	}
+	if err := write("package.json", pkg); err != nil {
+		return 0, err
+	}
+	var index strings.Builder
+	count := 2 // package.json is not read as source; index.ts and types.ts are
+	for g := range groups {
+		var group strings.Builder
+		for m := range per {
+			k := g*per + m
+			if k >= n {
+				break
+			}
+			name := fmt.Sprintf("m%04d", k)
+			fmt.Fprintf(&group, "export * as %s from \"./%s.js\";\n", name, name)
+			src := module(name, eager && g == groups-1 && m == per-1)
+			if err := write(fmt.Sprintf("src/g%02d/%s.ts", g, name), src); err != nil {
+				return 0, err
+			}
+			count++
+		}
+		if err := write(fmt.Sprintf("src/g%02d/index.ts", g), group.String()); err != nil {
+			return 0, err
+		}
+		count++
+		fmt.Fprintf(&index, "export * as g%02d from \"./g%02d/index.js\";\n", g, g)
+	}
+	index.WriteString("export type { CredentialRef } from \"./types.js\";\n")
+	if err := write("src/index.ts", index.String()); err != nil {
+		return 0, err
+	}
+	types := "export interface CredentialRef {\n  provider: string;\n  [key: string]: unknown;\n}\n"
+	return count, write("src/types.ts", types)
+}
+
+func module(name string, eager bool) string {
+	imp := `import type { Message, Part } from "@acme/sdk";`
+	if eager {
+		imp = `import { Message, type Part } from "@acme/sdk";` + "\nexport const sdkMessage = Message;"
+	}
+	return fmt.Sprintf(`%s
+import type { CredentialRef } from "../types.js";
+
+declare const require: (id: string) => any;
+
+/** %[2]sOptions configure %[2]s. */
+export interface %[2]sOptions {
+  baseUrl?: string;
+  credentialRef?: CredentialRef;
+  retries?: number;
+  labels?: { name: string; colour: string }[];
+}
+
+const KIND = "%[2]s";
+const TEMPLATE = `+"`kind ${KIND}: ${'{'}name${'}'}`"+`;
+
+/** convert maps an SDK message to canonical parts. */
+export function convert(m: Message, options: %[2]sOptions = {}): { type: string; text: string }[] {
+  const parts = (m as unknown as { parts?: Part[] }).parts ?? [];
+  return parts.map((p, i) => ({ type: "text", text: String(p) + TEMPLATE + i + (options.baseUrl ?? "") }));
+}
+
+/** client loads the SDK when first used. */
+export function client() {
+  return require("@acme/sdk/client");
+}
+
+/** load imports the SDK's extras lazily. */
+export const load = async () => (await import("@acme/sdk/extras")).default;
+
+export class Store {
+  #rows = new Map<string, unknown>();
+  get(id: string): unknown {
+    return this.#rows.get(id) ?? null;
+  }
+  put(id: string, v: unknown): void {
+    if (id.length > 200) throw new Error("the id of " + KIND + " is too long (at most 200 characters)");
+    this.#rows.set(id, v);
+  }
+}
+
+export const re = /[{}]+/g;
+`, imp, name)
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "lint-bench: "+format+"\n", args...)
+	os.Exit(2)
+}
