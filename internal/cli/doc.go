@@ -22,7 +22,7 @@
 //	cmd/bsadapter internal/cmd/docgen
 //	internal/docgen
 //	internal/cli
-//	internal/fixtures internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
+//	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
 //	internal/conform
 //	internal/report
 //	internal/bridge internal/pgserver internal/config blocks schemas templates
@@ -42,7 +42,7 @@
 //
 // Benchmarks and release checks, which nothing imports:
 //
-//	bench/conform bench/fixtures bench/pgserver internal/release
+//	bench/conform bench/fixtures bench/lint bench/pgserver internal/release
 //
 // Terminal libraries (bubbletea, bubbles, lipgloss, the charmbracelet and
 // golang.org/x terminal packages, isatty, termenv, ...) are imported by

@@ -78,7 +78,10 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, m
 		LogLimit:      0,
 		Loader: map[string]api.Loader{
 			".sql": api.LoaderText, ".md": api.LoaderText, ".txt": api.LoaderText,
-			".node": api.LoaderFile, ".wasm": api.LoaderFile,
+			// Assets import nothing; their contents do not matter here.
+			".node": api.LoaderEmpty, ".wasm": api.LoaderEmpty, ".svg": api.LoaderEmpty, ".png": api.LoaderEmpty,
+			".jpg": api.LoaderEmpty, ".jpeg": api.LoaderEmpty, ".gif": api.LoaderEmpty, ".webp": api.LoaderEmpty,
+			".woff": api.LoaderEmpty, ".woff2": api.LoaderEmpty, ".ttf": api.LoaderEmpty, ".html": api.LoaderEmpty,
 		},
 		Plugins: []api.Plugin{recorder},
 		// The bundle and its source map tell which require calls run at
@@ -398,7 +401,7 @@ func (l *linter) eagerImports(graph map[string][]edge) {
 			}
 			msg := fmt.Sprintf("%s of %s loads the SDK %s as soon as the adapter is imported", how, e.spec, sdk)
 			if len(chain) > 1 {
-				msg += fmt.Sprintf(" (reached from %s through %d imports)", chain[0].File, len(chain)-1)
+				msg += fmt.Sprintf(" (reached from %s through %s)", chain[0].File, count(len(chain)-1, "import"))
 			}
 			l.add(Finding{Rule: RuleEagerImport, File: l.rel(file), Line: e.line, Column: e.col, Message: msg, Chain: chain, Evidence: l.lineOf(file, e.line), Fix: fix})
 		}
