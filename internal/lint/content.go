@@ -129,6 +129,10 @@ func (l *linter) sqlInStrings(f *sourceFile, toks []token) {
 // optionsType matches the names of options types.
 var optionsType = regexp.MustCompile(`(Options|Opts|Config|Configuration|Settings|Params|Parameters|Init|Props)$`)
 
+// storedKeys are the keys under which an adapter hands the blocks values
+// they keep in rows.
+var storedKeys = map[string]bool{"attributes": true, "metadata": true, "providerMetadata": true, "state": true, "native": true, "data": true}
+
 // optionsParam matches parameter names whose inline type is an options type.
 var optionsParam = map[string]bool{"options": true, "opts": true, "config": true, "settings": true, "params": true, "init": true}
 
@@ -137,6 +141,12 @@ func tokenLike(name string) bool {
 	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
 	if strings.HasPrefix(n, "credentialref") {
 		return false
+	}
+	// Tokens that are not secrets: paging and cancellation handles.
+	for _, s := range []string{"pagetoken", "continuationtoken", "synctoken", "nexttoken", "cancellationtoken", "canceltoken"} {
+		if strings.HasSuffix(n, s) {
+			return false
+		}
 	}
 	for _, s := range []string{"token", "apikey", "secret", "password", "passwd", "passphrase", "privatekey", "accesskey", "secretkey", "servicerolekey", "bearer", "authorization"} {
 		if strings.HasSuffix(n, s) {
@@ -235,6 +245,19 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 					break
 				}
 			}
+		case storedKeys[t.text] && toks[i+1].text == ":" && toks[i+2].kind == tokPunct && toks[i+2].text == "{" && (i == 0 || toks[i-1].text != "."):
+			// An object written where the blocks store it: a run's
+			// attributes, a message's metadata, a data part.
+			key := t.text
+			members(toks, i+2, func(k int, field string) {
+				if tokenLike(field) {
+					line, col := f.li.pos(toks[k].off)
+					l.add(Finding{Rule: RuleTokenOption, File: l.rel(f.abs), Line: line, Column: col,
+						Message:  fmt.Sprintf("%s stores a field %s that holds a token; stored values end up in rows", key, field),
+						Evidence: strings.TrimSpace(f.li.lineText(line)),
+						Fix:      fmt.Sprintf("store a credential_ref ({ provider: ... }) instead of %s, and resolve the token with a CredentialProvider when it is needed", field)})
+				}
+			})
 		case optionsParam[t.text] && (toks[i+1].text == ":" || toks[i+1].text == "?" && i+3 < len(toks) && toks[i+2].text == ":"):
 			j := i + 2
 			if toks[i+1].text == "?" {

@@ -52,7 +52,7 @@ var Rules = []Rule{
 	{RuleBlockTable, 1, "no block table used directly", "No string in the adapter's source names a table of the blocks; the blocks' functions are the interface."},
 	{RuleEngineModule, 2, "an engine's SQL module is named after the engine", "A SQL module beside the adapter is named after its engine (NAME-state, workflow-sdk-world), never like a block."},
 	{RulePublicExport, 0, "only better-supabase's public exports", "Imports of better-supabase go through its package exports, never into its files."},
-	{RuleTokenOption, 4, "no token in options", "No options type has a token-like field (token, apiKey, secret, password, accessToken, ...); take a credentialRef that a CredentialProvider resolves."},
+	{RuleTokenOption, 4, "no token in options or stored values", "No options type has a token-like field (token, apiKey, secret, password, accessToken, ...), and no value stored in rows (attributes, metadata, a data part) has one; take a credentialRef that a CredentialProvider resolves."},
 	{RuleCredential, 4, "a credential_ref names its provider", "A credential_ref (credentialRef) is an object with a string provider."},
 	{RuleIgnore, 0, "ignore comments are well-formed", "A bsadapter-lint-ignore comment names a known rule and gives a reason."},
 }
