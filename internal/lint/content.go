@@ -62,7 +62,15 @@ var sqlStatement = []*regexp.Regexp{
 // articleAfter tells an English "insert into the ..." from SQL.
 var articleAfter = regexp.MustCompile(`(?i)^(insert\s+into|delete\s+from|update)\s+(a|an|the|this|that|it|its|your|our)\s`)
 
-func isSQL(s string) (string, bool) {
+// sqlKeywords are the words one of which every SQL statement matched
+// holds, lowercased: a cheap test before the regular expressions.
+var sqlKeywords = []string{"create", "alter", "drop", "insert", "delete", "update", "select", "truncate", "grant"}
+
+// isSQL reports whether s (lower is s lowercased) holds a SQL statement.
+func isSQL(s, lower string) (string, bool) {
+	if !slices.ContainsFunc(sqlKeywords, func(k string) bool { return strings.Contains(lower, k) }) {
+		return "", false
+	}
 	for _, re := range sqlStatement {
 		if loc := re.FindStringIndex(s); loc != nil {
 			m := s[loc[0]:loc[1]]
@@ -91,8 +99,12 @@ func (l *linter) sqlInStrings(f *sourceFile, toks []token) {
 		if t.kind != tokString && t.kind != tokTmpl {
 			continue
 		}
+		if len(t.text) < 6 {
+			continue // too short for a statement or a table name
+		}
+		lower := strings.ToLower(t.text)
 		line, col := f.li.pos(t.off)
-		if m, ok := isSQL(t.text); ok {
+		if m, ok := isSQL(t.text, lower); ok {
 			l.add(Finding{Rule: RuleSQLStatement, File: l.rel(f.abs), Line: line, Column: col,
 				Message:  fmt.Sprintf("the adapter holds a SQL statement (%s); adapters own no tables and ship no SQL", snippet(m)),
 				Evidence: snippet(t.text),
@@ -100,7 +112,6 @@ func (l *linter) sqlInStrings(f *sourceFile, toks []token) {
 			continue
 		}
 		table := ""
-		lower := strings.ToLower(t.text)
 		if strings.Contains(lower, "better_supabase.") {
 			for _, g := range qualifiedTable.FindAllStringSubmatch(lower, -1) {
 				if slices.Contains(tables, g[2]) {
@@ -136,9 +147,11 @@ var storedKeys = map[string]bool{"attributes": true, "metadata": true, "provider
 // optionsParam matches parameter names whose inline type is an options type.
 var optionsParam = map[string]bool{"options": true, "opts": true, "config": true, "settings": true, "params": true, "init": true}
 
+var identNormalizer = strings.NewReplacer("_", "", "-", "")
+
 // tokenLike reports whether a field name holds a secret.
 func tokenLike(name string) bool {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	n := strings.ToLower(identNormalizer.Replace(name))
 	if strings.HasPrefix(n, "credentialref") {
 		return false
 	}

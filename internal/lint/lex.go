@@ -44,7 +44,7 @@ type lexed struct {
 // rules need. It never fails; unterminated constructs end at the end of
 // the source.
 func lex(src string) *lexed {
-	l := &lexer{src: src, out: &lexed{}}
+	l := &lexer{src: src, out: &lexed{toks: make([]token, 0, len(src)/5+8)}}
 	l.run(0)
 	return l.out
 }
@@ -150,6 +150,12 @@ func (l *lexer) run(depth int) {
 var puncts = []string{"=>", "?.", "...", "===", "!==", "==", "!=", "&&", "||", "??", "++", "--"}
 
 func (l *lexer) punct() {
+	// Only these start an operator of more than one byte.
+	if strings.IndexByte("=?.!&|+-", l.src[l.i]) < 0 {
+		l.out.toks = append(l.out.toks, token{kind: tokPunct, text: l.src[l.i : l.i+1], off: l.i})
+		l.i++
+		return
+	}
 	for _, p := range puncts {
 		if strings.HasPrefix(l.src[l.i:], p) {
 			l.out.toks = append(l.out.toks, token{kind: tokPunct, text: p, off: l.i})
