@@ -383,6 +383,9 @@ func (l *linter) eagerImports(graph map[string][]edge) {
 			if !ok {
 				continue
 			}
+			if e.line == 0 {
+				e.line, e.col = l.findSpec(file, e.spec)
+			}
 			// The chain from the entry: each file and the import in it
 			// that leads on.
 			chain := []Link{l.link(e)}
@@ -409,7 +412,11 @@ func (l *linter) eagerImports(graph map[string][]edge) {
 }
 
 func (l *linter) link(e edge) Link {
-	return Link{File: l.rel(e.from), Line: e.line, Column: e.col, Import: e.spec}
+	line, col := e.line, e.col
+	if line == 0 {
+		line, col = l.findSpec(e.from, e.spec)
+	}
+	return Link{File: l.rel(e.from), Line: line, Column: col, Import: e.spec}
 }
 
 // publicExports reports imports of better-supabase that are not among its
@@ -530,17 +537,23 @@ func (l *linter) addAt(file string, e edge, f Finding) {
 	f.File = l.rel(file)
 	f.Line, f.Column = e.line, e.col
 	if e.line == 0 {
-		if sf := l.file(file); sf != nil {
-			for _, t := range sf.lex().toks {
-				if t.kind == tokString && t.text == e.spec {
-					f.Line, f.Column = sf.li.pos(t.off)
-					break
-				}
-			}
-		}
+		f.Line, f.Column = l.findSpec(file, e.spec)
 	}
 	f.Evidence = l.lineOf(file, f.Line)
 	l.add(f)
+}
+
+// findSpec finds where a file writes a module specifier, for an import
+// esbuild gave no place for; 1:1 when it is not found.
+func (l *linter) findSpec(file, spec string) (int, int) {
+	if sf := l.file(file); sf != nil {
+		for _, t := range sf.lex().toks {
+			if t.kind == tokString && t.text == spec {
+				return sf.li.pos(t.off)
+			}
+		}
+	}
+	return 1, 1
 }
 
 func (l *linter) lineOf(file string, line int) string {

@@ -120,7 +120,7 @@ type Target struct {
 type Report struct {
 	// Root is the absolute folder file paths are relative to: the package,
 	// or the better-supabase checkout for a subpath.
-	Root   string `json:"-"`
+	Root   string `json:"root"`
 	Target Target `json:"target"`
 	// Files is how many files were read.
 	Files      int       `json:"files"`
