@@ -144,6 +144,10 @@ var optionsType = regexp.MustCompile(`(Options|Opts|Config|Configuration|Setting
 // they keep in rows.
 var storedKeys = map[string]bool{"attributes": true, "metadata": true, "providerMetadata": true, "state": true, "native": true, "data": true}
 
+// declStart are the words that begin the next declaration, where a type
+// alias without a semicolon has ended.
+var declStart = map[string]bool{"export": true, "interface": true, "type": true, "const": true, "let": true, "var": true, "function": true, "class": true, "declare": true, "import": true, "enum": true}
+
 // optionsParam matches parameter names whose inline type is an options type.
 var optionsParam = map[string]bool{"options": true, "opts": true, "config": true, "settings": true, "params": true, "init": true}
 
@@ -166,7 +170,7 @@ func tokenLike(name string) bool {
 			return true
 		}
 	}
-	return n == "auth" || n == "credentials" || n == "apikeys"
+	return n == "apikeys"
 }
 
 // braceBody returns the index of the token after the "}" matching the
@@ -193,7 +197,7 @@ func braceEnd(toks []token, open int) int {
 // members calls fn for each property name declared in the type literal
 // or object whose "{" is at open, at any depth of nested literals but not
 // inside parentheses (parameters of method signatures).
-func members(toks []token, open int, fn func(i int, name string)) {
+func members(src string, toks []token, open int, fn func(i int, name string)) {
 	end := braceEnd(toks, open)
 	parens := 0
 	for i := open + 1; i < end-1; i++ {
@@ -211,7 +215,10 @@ func members(toks []token, open int, fn func(i int, name string)) {
 			continue
 		}
 		prev := toks[i-1]
-		if !(prev.kind == tokPunct && (prev.text == "{" || prev.text == ";" || prev.text == ",") || prev.kind == tokIdent && prev.text == "readonly") {
+		afterSeparator := prev.kind == tokPunct && (prev.text == "{" || prev.text == ";" || prev.text == ",") || prev.kind == tokIdent && prev.text == "readonly"
+		// TypeScript lets members be separated by line breaks alone.
+		onNewLine := strings.IndexByte(src[prev.off:t.off], '\n') >= 0 && !(prev.kind == tokPunct && strings.Contains(":|&=<(?.", prev.text))
+		if !afterSeparator && !onNewLine {
 			continue
 		}
 		j := i + 1
@@ -245,11 +252,11 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 			name := toks[i+1].text
 			// The body: the first "{" before the declaration ends.
 			for j := i + 2; j < len(toks); j++ {
-				if toks[j].text == ";" || toks[j].kind == tokIdent && (toks[j].text == "export" || toks[j].text == "interface") {
+				if toks[j].text == ";" || toks[j].kind == tokIdent && declStart[toks[j].text] {
 					break
 				}
 				if toks[j].kind == tokPunct && toks[j].text == "{" {
-					members(toks, j, func(k int, field string) {
+					members(f.src, toks, j, func(k int, field string) {
 						if tokenLike(field) {
 							report(name, k, field)
 						}
@@ -262,7 +269,7 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 			// An object written where the blocks store it: a run's
 			// attributes, a message's metadata, a data part.
 			key := t.text
-			members(toks, i+2, func(k int, field string) {
+			members(f.src, toks, i+2, func(k int, field string) {
 				if tokenLike(field) {
 					line, col := f.li.pos(toks[k].off)
 					l.add(Finding{Rule: RuleTokenOption, File: l.rel(f.abs), Line: line, Column: col,
@@ -277,7 +284,7 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 				j++
 			}
 			if j < len(toks) && toks[j].text == "{" && toks[j].kind == tokPunct {
-				members(toks, j, func(k int, field string) {
+				members(f.src, toks, j, func(k int, field string) {
 					if tokenLike(field) {
 						report("of "+t.text, k, field)
 					}

@@ -170,3 +170,37 @@ var top = __require("x");
 		t.Errorf("eager = %v, want %v", eager, want)
 	}
 }
+
+// TestTokenOptionsStyles checks options types however they are written:
+// members on lines without semicolons, commas, readonly, nested literals,
+// intersections, inline parameter types; and what is not an options field.
+func TestTokenOptionsStyles(t *testing.T) {
+	src := `export interface ClientOptions {
+  baseUrl?: string
+  apiKey?: string
+  readonly secret: string,
+  auth?: { password: string }
+  getToken(ref: unknown, opts: { token: string }): string
+}
+export type ServerConfig = Base & {
+  accessToken: string
+}
+type Plain = { token: string }
+export function start(options: { serviceRoleKey: string; nextPageToken?: string; credentialRef?: unknown }) {}
+const other = { apiKey: "not an options type" }
+`
+	l := &linter{t: &target{root: "/r"}, files: map[string]*sourceFile{}}
+	f := &sourceFile{abs: "/r/src/x.ts", src: src, li: newLineIndex(src)}
+	l.tokenOptions(f, f.lex().toks)
+	got := describe(l.findings, "")
+	want := []string{
+		"token-option src/x.ts:3:3",
+		"token-option src/x.ts:4:12",
+		"token-option src/x.ts:5:12",
+		"token-option src/x.ts:9:3",
+		"token-option src/x.ts:12:34",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("findings:\n  got  %q\n  want %q", got, want)
+	}
+}
