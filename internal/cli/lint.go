@@ -35,10 +35,11 @@ current folder.
 The SDK is bsadapter.json's sdk and, for a package, every peer dependency
 but better-supabase (or --sdk). Rules:
 
-  sdk-eager-import     no static import, re-export or top-level require of the
-                       SDK on any path from the entry points (exports, main),
-                       shown with the chain of files; type-only imports and
-                       import() are fine
+  sdk-eager-import     no static import, re-export, top-level require or
+                       top-level await import() of the SDK on any path from
+                       the entry points (exports, main), shown with the chain
+                       of files; type-only imports, and import() or require
+                       inside functions, are fine
   sdk-optional-peer    the SDK in peerDependencies, optional, not in dependencies
   export-entry         a subpath's export entry: source, types, default, in order
   no-sql-file          no .sql file in the adapter's source

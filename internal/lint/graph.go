@@ -23,6 +23,7 @@ type edge struct {
 	// as types only); it does not run.
 	kept      bool
 	eager     bool // runs while the importer is evaluated
+	awaited   bool // a dynamic import awaited at top level
 	reexport  bool
 	line, col int // 1-based; 0 when unknown
 }
@@ -221,7 +222,7 @@ func (l *linter) bundleRequires(outputs []api.OutputFile) map[string][]placedReq
 				continue
 			}
 			seen[k] = len(placed[file])
-			placed[file] = append(placed[file], placedRequire{c.path, line, col, c.eager})
+			placed[file] = append(placed[file], placedRequire{c.path, line, col, c.eager, c.awaited})
 		}
 	}
 	return placed
@@ -244,31 +245,59 @@ func (l *linter) abs(p string) string {
 // on its own.
 func (l *linter) placeRequires(f *sourceFile, edges []edge, fromBundle []placedRequire) {
 	bySpec := map[string][]placedRequire{}
-	for _, c := range fromBundle {
-		bySpec[c.path] = append(bySpec[c.path], c)
+	awaited := map[string]placedRequire{}
+	add := func(c placedRequire) {
+		if !c.awaited {
+			bySpec[c.path] = append(bySpec[c.path], c)
+		} else if _, seen := awaited[c.path]; c.eager && !seen {
+			awaited[c.path] = c
+		}
 	}
+	for _, c := range fromBundle {
+		add(c)
+	}
+	// A package keeps its require("...") and import("...") in the
+	// bundle; a local file does not (esbuild links it in), so the calls
+	// of a file that loads a local module that way are found by reading
+	// the file on its own.
 	scanned := false
+	scan := func() {
+		if scanned {
+			return
+		}
+		scanned = true
+		calls, ok := scanRequires(f)
+		if !ok {
+			return
+		}
+		inBundle := map[string]bool{}
+		for spec := range bySpec {
+			inBundle[spec] = true
+		}
+		for _, c := range calls {
+			if c.awaited || !inBundle[c.path] {
+				add(c)
+			}
+		}
+	}
 	for i := range edges {
 		e := &edges[i]
+		if e.kind == "dynamic-import" {
+			// import() is lazy, unless the module awaits it at top level.
+			if !e.external {
+				scan()
+			}
+			if c, ok := awaited[e.spec]; ok {
+				e.eager, e.awaited = true, true
+				e.line, e.col = c.line, c.col
+			}
+			continue
+		}
 		if e.kind != "require-call" {
 			continue
 		}
-		// A package keeps its require("...") in the bundle; a local file
-		// does not (esbuild links it in), so its calls are found by
-		// reading the file on its own.
-		if len(bySpec[e.spec]) == 0 && !scanned {
-			scanned = true
-			if calls, ok := scanRequires(f); ok {
-				inBundle := map[string]bool{}
-				for spec := range bySpec {
-					inBundle[spec] = true
-				}
-				for _, c := range calls {
-					if !inBundle[c.path] {
-						bySpec[c.path] = append(bySpec[c.path], c)
-					}
-				}
-			}
+		if len(bySpec[e.spec]) == 0 {
+			scan()
 		}
 		places := bySpec[e.spec]
 		if len(places) == 0 {
@@ -291,6 +320,7 @@ type placedRequire struct {
 	path      string
 	line, col int // 1-based, columns in code points
 	eager     bool
+	awaited   bool // an await import(), not a require
 }
 
 // scanRequires finds a file's require calls: esbuild strips the types
@@ -322,7 +352,7 @@ func scanRequires(f *sourceFile) ([]placedRequire, bool) {
 			continue
 		}
 		line, col := f.li.pos(f.li.offset(sl, sc))
-		placed = append(placed, placedRequire{c.path, line, col, c.eager})
+		placed = append(placed, placedRequire{c.path, line, col, c.eager, c.awaited})
 	}
 	return placed, true
 }
@@ -398,6 +428,9 @@ func (l *linter) eagerImports(graph map[string][]edge) {
 			case e.kind == "require-call":
 				how = "a require at module top level"
 				fix = fmt.Sprintf("move require(%q) into the function that needs it, or use await import(%q) there", e.spec, e.spec)
+			case e.awaited:
+				how = "an import() awaited at module top level"
+				fix = fmt.Sprintf("move await import(%q) into the function that needs the SDK", e.spec)
 			case e.reexport:
 				how = "a re-export"
 				fix = fmt.Sprintf("do not re-export %q from the adapter; re-export types only (export type { ... } from %q)", e.spec, e.spec)

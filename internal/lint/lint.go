@@ -44,7 +44,7 @@ type Rule struct {
 
 // Rules lists every rule in the order they are documented.
 var Rules = []Rule{
-	{RuleEagerImport, 3, "the SDK is loaded lazily", "No path from the package's entry points loads the SDK while the adapter is imported: no static import, re-export or top-level require of it (type-only imports and import() are fine)."},
+	{RuleEagerImport, 3, "the SDK is loaded lazily", "No path from the package's entry points loads the SDK while the adapter is imported: no static import, re-export, top-level require or top-level await import() of it (type-only imports, and import() or require inside functions, are fine)."},
 	{RuleOptionalPeer, 3, "the SDK is an optional peer", "The SDK is in peerDependencies with peerDependenciesMeta.<sdk>.optional true, and not in dependencies."},
 	{RuleExportEntry, 0, "the subpath's export entry is upstream's", `Inside better-supabase the export entry "./NAME" has three conditions in this order: "@better-supabase/source" -> ./src/NAME/index.ts, "types" -> ./dist/NAME/index.d.ts, "default" -> ./dist/NAME/index.js.`},
 	{RuleSQLFile, 1, "no SQL files in the adapter", "The adapter's source holds no .sql file: it owns no tables and calls the blocks."},

@@ -9,6 +9,9 @@ type requireCall struct {
 	// immediately invoked function; false inside a function body that
 	// is only called later.
 	eager bool
+	// awaited marks an "await import(path)": a dynamic import that the
+	// module waits for, eager when it is at top level.
+	awaited bool
 }
 
 // controlKeywords open a parenthesised head followed by a block that is
@@ -103,6 +106,10 @@ func findRequires(toks []token) []requireCall {
 			case "class":
 				if !isP(i-1, ".") {
 					classDepth = len(stack)
+				}
+			case "import":
+				if isP(i+1, "(") && at(i+2).kind == tokString && isP(i+3, ")") && at(i-1).kind == tokIdent && at(i-1).text == "await" {
+					calls = append(calls, pending{call: requireCall{path: toks[i+2].text, off: toks[i+2].off, awaited: true}, fns: enclosingFn()})
 				}
 			case "require", "__require":
 				if !isP(i-1, ".") && !isP(i-1, "?.") && isP(i+1, "(") && at(i+2).kind == tokString && isP(i+3, ")") {

@@ -1,0 +1,2 @@
+import { Block } from "@acme/sdk/blocks";
+export const block = new Block();

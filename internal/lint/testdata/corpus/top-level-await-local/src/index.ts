@@ -1,0 +1,2 @@
+const heavy = await import("./heavy.js");
+export const block = heavy.block;
