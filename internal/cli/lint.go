@@ -3,11 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 
-	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/lint"
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -67,10 +66,14 @@ Silence one finding with a comment on its line or the line above:
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&opts.sdks, "sdk", nil, "the SDK package(s) to check for (default: bsadapter.json's sdk and the package's peer dependencies)")
-	addFormatFlag(cmd, &opts.format, "output format: text, json, github or sarif", "", "text", "json", "github", "sarif")
+	addFormatFlag(cmd, &opts.format, "output format: text, json, github or sarif", "", lintFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "also list suppressed findings with their reasons, and unused ignore comments")
 	return cmd
 }
+
+// lintFormats are lint's --format values: SARIF for code scanning instead
+// of JUnit (a lint has findings, not test cases).
+var lintFormats = []string{"text", "json", "github", "sarif"}
 
 func runLint(ctx context.Context, opts *lintOptions) error {
 	app := opts.app
@@ -80,19 +83,15 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 			sdks = append(sdks, s)
 		}
 	}
-	wd, err := os.Getwd()
+	ws, err := findWorkspace("fix bsadapter.json, or pass the adapter's folder")
 	if err != nil {
-		return envErr(err, "")
+		return err
 	}
-	dir := opts.dir
+	wd, dir := ws.dir, opts.dir
 	if dir == "" {
-		cfg, err := config.Find(wd)
-		if err != nil {
-			return envErr(err, "fix bsadapter.json, or pass the adapter's folder")
-		}
 		dir = wd
-		if cfg != nil {
-			dir = cfg.Dir
+		if ws.cfg != nil {
+			dir = ws.cfg.Dir
 		}
 	}
 	rep, err := lint.Run(ctx, lint.Options{Dir: dir, SDKs: sdks})
@@ -106,26 +105,26 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 		}
 		return envErr(err, "")
 	}
+	// On GitHub, paths are from the repository's top; elsewhere from the
+	// current folder.
+	base := wd
+	if w := app.getenv("GITHUB_WORKSPACE"); w != "" {
+		base = w
+	}
 	switch opts.format {
 	case "json":
-		err = lint.WriteJSON(app.Out, rep)
-	case "github", "sarif":
-		base := wd
-		if ws, ok := app.Env("GITHUB_WORKSPACE"); ok && ws != "" {
-			base = ws
-		}
-		if opts.format == "github" {
-			err = lint.WriteGitHub(app.Out, rep, lint.Paths{Base: base})
-		} else {
-			err = lint.WriteSARIF(app.Out, rep, lint.Paths{Base: base}, Build().Version)
-		}
+		err = report.WriteJSON(app.Out, rep)
+	case "github":
+		err = report.WriteGitHub(app.Out, rep.Annotations(), base)
+	case "sarif":
+		err = lint.WriteSARIF(app.Out, rep, lint.Paths{Base: base}, Build().Version)
 	default:
-		err = lint.WriteText(app.Out, rep, lint.Paths{Base: wd}, opts.verbose, app.Style)
+		err = writeLintText(app.Out, rep, lint.Paths{Base: wd}, opts.verbose, app.Style)
 	}
 	if err != nil {
 		return envErr(err, "")
 	}
-	if !rep.OK() {
+	if !rep.OK {
 		return failed("")
 	}
 	return nil

@@ -116,8 +116,15 @@ type Target struct {
 	Entries []string `json:"entries"`
 }
 
-// Report is the result of a lint run.
+// SchemaVersion is the version of the JSON report's shape.
+const SchemaVersion = 1
+
+// Report is the result of a lint run; as JSON it is the document
+// "bsadapter lint --format json" prints.
 type Report struct {
+	SchemaVersion int `json:"schemaVersion"`
+	// OK is true when nothing was found.
+	OK bool `json:"ok"`
 	// Root is the absolute folder file paths are relative to: the package,
 	// or the better-supabase checkout for a subpath.
 	Root   string `json:"root"`
@@ -129,9 +136,6 @@ type Report struct {
 	// UnusedIgnores are ignore comments that silenced nothing.
 	UnusedIgnores []Ignore `json:"unusedIgnores,omitempty"`
 }
-
-// OK reports whether nothing was found.
-func (r *Report) OK() bool { return len(r.Findings) == 0 }
 
 // Options say what to lint.
 type Options struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 )
 
@@ -263,39 +264,43 @@ func asUsage(err error, ue **UsageError) bool {
 	return ok
 }
 
-// TestOutputs checks the json and github forms of a report with findings.
+// TestOutputs checks the JSON document and the GitHub annotations of a
+// report with a finding.
 func TestOutputs(t *testing.T) {
 	r := run(t, "testdata/corpus/eager-three-deep")
 	var b bytes.Buffer
-	if err := WriteJSON(&b, r); err != nil {
+	if err := report.WriteJSON(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
 		SchemaVersion int       `json:"schemaVersion"`
 		OK            bool      `json:"ok"`
+		Root          string    `json:"root"`
 		Findings      []Finding `json:"findings"`
+		Suppressed    []Finding `json:"suppressed"`
 		Target        Target    `json:"target"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.SchemaVersion != 1 || doc.OK || len(doc.Findings) != 1 || len(doc.Findings[0].Chain) != 4 || doc.Target.Entries[0] != "src/index.ts" {
+	if doc.SchemaVersion != 1 || doc.OK || doc.Root != r.Root || len(doc.Findings) != 1 || len(doc.Findings[0].Chain) != 4 || doc.Target.Entries[0] != "src/index.ts" || doc.Suppressed == nil {
 		t.Errorf("json = %s", b.String())
 	}
 	b.Reset()
 	abs, _ := filepath.Abs("testdata")
-	if err := WriteGitHub(&b, r, Paths{Base: abs}); err != nil {
+	if err := report.WriteGitHub(&b, r.Annotations(), abs); err != nil {
 		t.Fatal(err)
 	}
 	want := "::error file=corpus/eager-three-deep/src/blocks.ts,line=2,col=23,title=bsadapter lint sdk-eager-import::"
-	if !strings.HasPrefix(b.String(), want) || !strings.Contains(b.String(), "%0Achain: corpus/eager-three-deep/src/index.ts:2 -> ") {
+	if !strings.HasPrefix(b.String(), want) || !strings.Contains(b.String(), "%0Achain: src/index.ts:2 -> src/convert.ts:1 -> ") ||
+		!strings.HasSuffix(b.String(), "::notice title=bsadapter lint::1 finding in 4 files\n") {
 		t.Errorf("github =\n%s\nwant it to start with %s", b.String(), want)
 	}
+
+	clean := run(t, "testdata/corpus/type-only-imports")
 	b.Reset()
-	if err := WriteText(&b, r, Paths{Base: abs}, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(b.String(), "corpus/eager-three-deep/src/blocks.ts:2:23: sdk-eager-import ") || !strings.HasSuffix(b.String(), "1 finding in 4 files\n") {
-		t.Errorf("text =\n%s", b.String())
+	report.WriteJSON(&b, clean)
+	if !strings.Contains(b.String(), `"findings": []`) || !strings.Contains(b.String(), `"ok": true`) {
+		t.Errorf("a clean report's JSON = %s", b.String())
 	}
 }

@@ -152,7 +152,7 @@ func parallel(items []string, fn func(string)) {
 }
 
 func (l *linter) report() *Report {
-	r := &Report{Root: l.t.root, Target: Target{Kind: l.t.kind, Name: l.t.name, SDKs: l.t.sdks}, Files: l.read}
+	r := &Report{SchemaVersion: SchemaVersion, Root: l.t.root, Target: Target{Kind: l.t.kind, Name: l.t.name, SDKs: l.t.sdks}, Files: l.read}
 	for _, e := range l.t.entries {
 		r.Target.Entries = append(r.Target.Entries, l.rel(e))
 	}
@@ -162,5 +162,6 @@ func (l *linter) report() *Report {
 	r.Findings = append([]Finding{}, kept...)
 	r.Suppressed = append([]Finding{}, suppressed...)
 	r.UnusedIgnores = unused
+	r.OK = len(r.Findings) == 0
 	return r
 }
