@@ -50,7 +50,7 @@ func Node(t testing.TB) string {
 }
 
 // NodeModules returns tools/node/node_modules, where scripts/test installs
-// the node packages the tests use (ajv, ajv-cli, tsx, typescript).
+// the node packages the tests use (ajv, ajv-cli, tsx, typescript, the SARIF schema in @microsoft/jest-sarif).
 func NodeModules(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(RepoRoot(t), "tools", "node", "node_modules")
