@@ -140,6 +140,18 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, m
 	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
 		return nil, nil, nil, fmt.Errorf("esbuild's metafile: %w", err)
 	}
+	// Every file esbuild resolved an import for must be one of the
+	// metafile's inputs. If the two name files differently, imports would
+	// look type-only and the SDK would pass unseen: refuse to answer.
+	inputs := map[string]bool{}
+	for in := range meta.Inputs {
+		inputs[l.abs(in)] = true
+	}
+	for k := range locs {
+		if !inputs[filepath.Clean(k.importer)] {
+			return nil, nil, nil, fmt.Errorf("esbuild named the importing file %s, which its metafile does not list; a symbolic link in the path? Run lint on the folder's real path", k.importer)
+		}
+	}
 	graph := map[string][]edge{}
 	var order []string
 	for in, v := range meta.Inputs {

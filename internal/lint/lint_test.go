@@ -304,3 +304,22 @@ func TestOutputs(t *testing.T) {
 		t.Errorf("a clean report's JSON = %s", b.String())
 	}
 }
+
+// TestSymlinkedFolder lints an adapter through a symbolic link to its
+// folder: esbuild names files by their real paths, and a mismatch would
+// make every import look type-only.
+func TestSymlinkedFolder(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.CopyFS(real, os.DirFS("testdata/corpus/eager-three-deep")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	r := run(t, link)
+	if got := describe(r.Findings, ""); len(got) != 1 || got[0] != "sdk-eager-import src/blocks.ts:2:23" {
+		t.Errorf("through a link: %q", got)
+	}
+}

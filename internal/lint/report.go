@@ -17,8 +17,13 @@ type Paths struct{ Base string }
 func (p Paths) Name(r *Report, file string) string {
 	abs := r.Abs(file)
 	if p.Base != "" {
-		if b, err := filepath.Abs(p.Base); err == nil && within(abs, b) {
-			return relSlash(b, abs)
+		if b, err := filepath.Abs(p.Base); err == nil {
+			if real, err := filepath.EvalSymlinks(b); err == nil && within(abs, real) {
+				b = real // the report's root is a real path
+			}
+			if within(abs, b) {
+				return relSlash(b, abs)
+			}
 		}
 	}
 	return filepath.ToSlash(abs)

@@ -98,6 +98,11 @@ func resolveTarget(opts Options) (*target, error) {
 	if err != nil {
 		return nil, usagef("pass the adapter's folder", "%s: %v", dir, unwrapPathErr(err))
 	}
+	// esbuild reports files by their real paths; the folder must be named
+	// the same way, or its imports would not be matched to its files.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	if !st.IsDir() {
 		return nil, usagef("pass the adapter's folder, not a file", "%s is not a folder", dir)
 	}
