@@ -41,7 +41,7 @@ const locMarker = "bsadapter-lint\x00"
 
 // buildGraph bundles from the entry points with every package external
 // and returns every file esbuild read with its imports.
-func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, map[string][]placedRequire, error) {
+func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, []api.OutputFile, error) {
 	var mu sync.Mutex
 	locs := map[locKey]loc{}
 	kinds := map[api.ResolveKind]string{
@@ -183,7 +183,7 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, m
 			graph[from] = append(graph[from], e)
 		}
 	}
-	return graph, order, l.bundleRequires(res.OutputFiles), nil
+	return graph, order, res.OutputFiles, nil
 }
 
 // bundleRequires reads the require calls in the bundles esbuild wrote (in

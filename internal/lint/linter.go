@@ -40,11 +40,32 @@ func (l *linter) display(p string) string {
 }
 
 func (l *linter) run(ctx context.Context) error {
-	graph, order, requires, err := l.buildGraph(ctx)
+	graph, order, bundles, err := l.buildGraph(ctx)
 	if err != nil {
 		return err
 	}
 	sort.Strings(order)
+	sources, sqlFiles, err := l.sourceFiles(order)
+	if err != nil {
+		return err
+	}
+	l.read = len(sources) + len(sqlFiles)
+
+	// Reading the bundle for require calls is one long pass; the rules
+	// on the files' text run beside it.
+	var requires map[string][]placedRequire
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		requires = l.bundleRequires(bundles)
+	}()
+	l.contentRules(sources)
+	l.sqlFiles(sqlFiles)
+	<-done
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
 	var own []string
 	for _, file := range order {
 		if within(file, l.t.pkgDir) && !strings.Contains(filepath.ToSlash(file), "/node_modules/") {
@@ -60,17 +81,6 @@ func (l *linter) run(ctx context.Context) error {
 	l.eagerImports(graph)
 	l.publicExports(graph, order)
 	l.packageRules()
-
-	sources, sqlFiles, err := l.sourceFiles(order)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	l.read = len(sources) + len(sqlFiles)
-	l.contentRules(sources)
-	l.sqlFiles(sqlFiles)
 	if err := l.engineModules(); err != nil {
 		return err
 	}
