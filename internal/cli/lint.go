@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/bsadapter/bsadapter/internal/lint"
@@ -83,13 +84,19 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 			sdks = append(sdks, s)
 		}
 	}
-	ws, err := findWorkspace("fix bsadapter.json, or pass the adapter's folder")
+	wd, err := os.Getwd()
 	if err != nil {
-		return err
+		return envErr(err, "")
 	}
-	wd, dir := ws.dir, opts.dir
+	dir := opts.dir
 	if dir == "" {
-		dir = wd
+		// The nearest bsadapter.json says where the adapter is; a DIR
+		// given needs no look upwards (a broken file above it is not its).
+		ws, err := findWorkspace("fix bsadapter.json, or pass the adapter's folder")
+		if err != nil {
+			return err
+		}
+		dir = ws.dir
 		if ws.cfg != nil {
 			dir = ws.cfg.Dir
 		}
