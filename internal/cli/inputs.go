@@ -127,11 +127,12 @@ type pgFlags struct {
 	dsn      string
 	image    string
 	given    string // the first of them given on the command line, if any
+	progress *pgProgress
 }
 
 // addPGFlags adds --pg, --dsn and --pg-image to cmd.
 func addPGFlags(cmd *cobra.Command, f *pgFlags) {
-	cmd.Flags().StringVar(&f.strategy, "pg", "auto", "how to get PostgreSQL: auto, dsn, local or docker")
+	cmd.Flags().StringVar(&f.strategy, "pg", "auto", "how to get PostgreSQL: auto, dsn, local, npm or docker")
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "connection string of your server (default $BSADAPTER_DSN); bsadapter works in a database of its own there and drops it")
 	cmd.Flags().StringVar(&f.image, "pg-image", pgserver.DefaultImage, "container image for --pg docker")
 }
@@ -162,7 +163,8 @@ func (f *pgFlags) options(app *App) (pgserver.Options, error) {
 	if dsn != "" && f.strategy != "auto" && f.strategy != "dsn" {
 		return pgserver.Options{}, usageErr("drop --dsn (and unset BSADAPTER_DSN) to use --pg "+f.strategy+", or use --pg dsn", "--pg %s and a DSN do not go together", f.strategy)
 	}
-	return pgserver.Options{Strategy: f.strategy, DSN: dsn, Image: f.image, Log: app.Err, Template: blocks.Template{}}, nil
+	f.progress = newPGProgress(app.Err, app.ErrTTY)
+	return pgserver.Options{Strategy: f.strategy, DSN: dsn, Image: f.image, Log: app.Err, Template: blocks.Template{}, Progress: f.progress.report}, nil
 }
 
 // startPG gets the server the flags ask for. The caller must Close it.
@@ -172,15 +174,19 @@ func (f *pgFlags) startPG(ctx context.Context, app *App) (*pgserver.Server, erro
 		return nil, err
 	}
 	s, err := pgserver.Start(ctx, opts)
+	f.progress.finish()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		hint := "install PostgreSQL, start Docker, or pass --dsn URL"
 		var none *pgserver.NoServerError
+		var npmErr *pgserver.NPMError
 		switch {
 		case errors.As(err, &none):
 			hint = "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), start Docker, or pass --dsn URL"
+		case errors.As(err, &npmErr):
+			hint = "check that npm reaches its registry ('npm ping'), or take one of the three ways the error names"
 		case opts.DSN != "" && opts.Strategy != "local" && opts.Strategy != "docker":
 			// The error names the server and the role; the fix is theirs.
 			hint = "check the --dsn URL (or BSADAPTER_DSN) and that its server answers; or drop it to let bsadapter start a server"

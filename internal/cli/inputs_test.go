@@ -22,7 +22,7 @@ func TestPGFlagsOptions(t *testing.T) {
 		{flags: pgFlags{strategy: "dsn"}, err: "--pg dsn needs a connection string"},
 		{flags: pgFlags{strategy: "local", dsn: "postgres://f/x"}, err: "--pg local and a DSN do not go together"},
 		{flags: pgFlags{strategy: "docker"}, env: map[string]string{"BSADAPTER_DSN": "postgres://e/x"}, err: "--pg docker and a DSN do not go together"},
-		{flags: pgFlags{strategy: "cloud"}, err: `--pg "cloud" is not one of auto, dsn, local, docker`},
+		{flags: pgFlags{strategy: "cloud"}, err: `--pg "cloud" is not one of auto, dsn, local, npm, docker`},
 	} {
 		app := &App{Stdio: Stdio{Env: func(k string) (string, bool) { v, ok := c.env[k]; return v, ok }}}
 		opts, err := c.flags.options(app)

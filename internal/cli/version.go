@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
+	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/spf13/cobra"
 )
@@ -71,7 +73,7 @@ func newVersionCmd(app *App) *cobra.Command {
 	opts := &versionOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the version, commit and build date",
+		Short: "Print the version, commit and build date, and which PostgreSQL a run would use",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runVersion(c.Context(), opts)
@@ -81,12 +83,38 @@ func newVersionCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func runVersion(_ context.Context, opts *versionOptions) error {
+func runVersion(ctx context.Context, opts *versionOptions) error {
 	app := opts.app
-	bi := Build()
-	if opts.format == "json" {
-		return report.WriteJSON(app.Out, report.NewVersion(bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform))
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	_, err := fmt.Fprintf(app.Out, "bsadapter %s (commit %s, built %s, %s, %s)\n", bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform)
+	bi := Build()
+	// What conform --pg auto would use now (the DSN from BSADAPTER_DSN).
+	pg := pgserver.Which(ctx, pgserver.Options{Strategy: "auto", DSN: app.getenv("BSADAPTER_DSN")})
+	if opts.format == "json" {
+		v := report.NewVersion(bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform)
+		v.Postgres = pg
+		return report.WriteJSON(app.Out, v)
+	}
+	if _, err := fmt.Fprintf(app.Out, "bsadapter %s (commit %s, built %s, %s, %s)\n", bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(app.Out, describeChoice(pg))
 	return err
+}
+
+// describeChoice is the PostgreSQL line of bsadapter version.
+func describeChoice(c pgserver.Choice) string {
+	if c.Strategy == "" {
+		return "PostgreSQL: none available (--pg auto tried " + strings.Join(c.Tried, "; ") + "); install PostgreSQL, install Node.js with npm, start Docker, or pass --dsn URL"
+	}
+	s := "PostgreSQL: --pg auto uses " + c.Strategy
+	if c.Version != "" {
+		s += " " + c.Version
+	}
+	s += " from " + c.Source
+	if !c.Ready {
+		s += "; the first run fetches it"
+	}
+	return s
 }

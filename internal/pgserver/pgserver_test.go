@@ -63,6 +63,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperRun(false))
 	case "hang":
 		os.Exit(helperRun(true))
+	case "npm":
+		os.Exit(helperNPM())
 	}
 }
 
@@ -694,13 +696,16 @@ func TestAutoWithNothingAvailable(t *testing.T) {
 	searchPlaces = func(yield func(string) bool) { yield(empty) }
 	defer func() { searchPlaces = old }()
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "docker.sock"))
-	_, err := Start(context.Background(), Options{})
+	// npm is there but offline: its registry refuses.
+	t.Setenv("npm_config_registry", "http://127.0.0.1:9/")
+	t.Setenv("npm_config_cache", t.TempDir())
+	_, err := Start(context.Background(), Options{NPMDir: t.TempDir()})
 	var none *NoServerError
 	if !errors.As(err, &none) {
 		t.Fatalf("error %v, want a NoServerError", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"local:", "docker:", "dsn:", "install PostgreSQL", "start Docker", "--dsn"} {
+	for _, want := range []string{"local:", "npm:", "docker:", "dsn:", "install PostgreSQL", "start Docker", "--dsn"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error does not mention %q: %s", want, msg)
 		}
@@ -928,7 +933,7 @@ func TestDSNErrors(t *testing.T) {
 		t.Errorf("a DSN that is not one: %v", err)
 	}
 	_, err = Start(context.Background(), Options{Strategy: "kubernetes"})
-	if err == nil || !strings.Contains(err.Error(), "auto, dsn, local, docker") {
+	if err == nil || !strings.Contains(err.Error(), "auto, dsn, local, npm, docker") {
 		t.Errorf("unknown strategy: %v", err)
 	}
 }

@@ -32,11 +32,14 @@ type Version struct {
 	Date          string `json:"date"`
 	GoVersion     string `json:"goVersion"`
 	Platform      string `json:"platform"`
+	// Postgres says which PostgreSQL a run would use and where it comes
+	// from (a pgserver.Choice).
+	Postgres any `json:"postgres,omitempty"`
 }
 
 // NewVersion returns the document with its schemaVersion set.
 func NewVersion(version, commit, date, goVersion, platform string) Version {
-	return Version{1, version, commit, date, goVersion, platform}
+	return Version{SchemaVersion: 1, Version: version, Commit: commit, Date: date, GoVersion: goVersion, Platform: platform}
 }
 
 // Modules is "bsadapter blocks list --format json".
