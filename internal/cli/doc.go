@@ -39,7 +39,7 @@
 // package of a layer imports it, so the binary never links testing):
 //
 //	internal/testenv internal/bridge/bridgetest internal/conform/conformtest internal/pgserver/pgtest
-//	internal/testsupport/npmreg
+//	internal/testsupport/npmreg internal/testsupport/dockerd
 //
 // Benchmarks and release checks, which nothing imports:
 //

@@ -185,6 +185,9 @@ func (f *pgFlags) startPG(ctx context.Context, app *App) (*pgserver.Server, erro
 		switch {
 		case errors.As(err, &none):
 			hint = "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), start Docker, or pass --dsn URL"
+		case opts.Strategy == "docker" || strings.HasPrefix(err.Error(), "pgserver: docker:"):
+			// The error says what the engine or the container did.
+			hint = "pass another image with --pg-image, or use --pg local, --pg npm or --dsn URL"
 		case errors.As(err, &npmErr):
 			hint = "check that npm reaches its registry ('npm ping'), or take one of the three ways the error names"
 		case opts.DSN != "" && opts.Strategy != "local" && opts.Strategy != "docker":

@@ -167,8 +167,9 @@ func startDocker(ctx context.Context, opts Options) (*Server, error) {
 }
 
 // dockerStartTimeout bounds the wait for PostgreSQL in a new container:
-// the image runs initdb on first start, which takes a few seconds.
-const dockerStartTimeout = 2 * time.Minute
+// the image runs initdb on first start, which takes a few seconds. Tests
+// shorten it.
+var dockerStartTimeout = 2 * time.Minute
 
 // dockerClient speaks the few calls of the Docker engine API the docker
 // strategy needs.
@@ -296,7 +297,7 @@ func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Wri
 	}
 	resp, err := d.send(ctx, http.MethodPost, "/images/create", q, nil)
 	if err != nil {
-		return fmt.Errorf("pull %s: %w (check the image's name; for one of a private registry, run 'docker pull %s' first)", image, err, image)
+		return fmt.Errorf("the image %s is not on this engine and could not be pulled: %w (check the image's name; for one of a private registry, run 'docker pull %s' first; or pass another image with --pg-image, or use --pg local)", image, err, image)
 	}
 	defer resp.Body.Close()
 	// The engine reports a failed pull inside the progress stream, with a
@@ -312,7 +313,7 @@ func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Wri
 			return fmt.Errorf("pull %s: %w", image, err)
 		}
 		if msg.Error != "" {
-			return fmt.Errorf("pull %s: %s (check the image's name; for one of a private registry, run 'docker pull %s' first)", image, msg.Error, image)
+			return fmt.Errorf("the image %s is not on this engine and could not be pulled: %s (check the image's name; for one of a private registry, run 'docker pull %s' first; or pass another image with --pg-image, or use --pg local)", image, msg.Error, image)
 		}
 	}
 }

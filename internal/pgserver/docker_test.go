@@ -3,12 +3,20 @@
 package pgserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bsadapter/bsadapter/internal/testenv"
+	"github.com/bsadapter/bsadapter/internal/testsupport/dockerd"
+	"github.com/jackc/pgx/v5"
 )
 
 func TestSplitImage(t *testing.T) {
@@ -44,15 +52,19 @@ func TestDemuxLogs(t *testing.T) {
 	}
 }
 
-// The docker strategy against a real engine (DOCKER_HOST or the usual
-// sockets): a server that takes a template and clones it, as the roles the
-// template creates, and no container left once it is closed. The image is
-// BSADAPTER_TEST_PG_IMAGE, else the default one (pulled if missing).
+// The docker strategy against a real engine: a server that takes a
+// template and clones it, as the roles the template creates, and no
+// container left once it is closed. With BSADAPTER_TEST_PG_IMAGE, that
+// image on the engine of DOCKER_HOST (or the usual sockets); otherwise the
+// tests' own engine and image.
 func TestDockerStartsPostgres(t *testing.T) {
-	if err := pingDocker(context.Background(), dockerPingTimeout); err != nil {
+	image := os.Getenv("BSADAPTER_TEST_PG_IMAGE")
+	if image == "" {
+		// The tests' own engine and image: no registry needed.
+		_, image = dockerEngine(t)
+	} else if err := pingDocker(context.Background(), dockerPingTimeout); err != nil {
 		testenv.Missing(t, "no Docker engine: %v", err)
 	}
-	image := os.Getenv("BSADAPTER_TEST_PG_IMAGE")
 	ctx := context.Background()
 	s, err := Start(ctx, Options{Strategy: "docker", Image: image, Template: probeTemplate{}})
 	if err != nil {
@@ -120,5 +132,193 @@ func TestDockerStartsPostgres(t *testing.T) {
 	}
 	if ids := ours(); len(ids) != 0 {
 		t.Errorf("containers left after Close: %s", strings.Join(ids, ", "))
+	}
+}
+
+// dockerEngine points the test at the test binary's own Docker engine and
+// returns it with the name of a local PostgreSQL image.
+func dockerEngine(t *testing.T) (*dockerd.Engine, string) {
+	t.Helper()
+	e := dockerd.Shared(t)
+	t.Setenv("DOCKER_HOST", e.Host)
+	return e, e.PostgresImage(t)
+}
+
+// containersOf lists the containers whose run label names owner.
+func containersOf(t *testing.T, e *dockerd.Engine, owner string) []string {
+	t.Helper()
+	out, err := e.Docker("ps", "-aq", "--filter", "label="+runLabel+"="+owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(out)
+}
+
+// helperDocker starts the docker strategy, says which container it runs
+// in, and waits to be killed.
+func helperDocker() int {
+	_, err := Start(context.Background(), Options{Strategy: "docker", Image: os.Getenv("BSADAPTER_PGSERVER_IMAGE")})
+	if err != nil {
+		b, _ := json.Marshal(map[string]string{"error": err.Error()})
+		os.Stdout.Write(append(b, '\n'))
+		return 1
+	}
+	b, _ := json.Marshal(map[string]string{"owner": runOwner()})
+	os.Stdout.Write(append(b, '\n'))
+	time.Sleep(time.Hour)
+	return 0
+}
+
+// A run killed with SIGKILL cannot remove its container; the next docker
+// start on this host does (there is no reaper: the labels and the sweep
+// do its work).
+func TestDockerKilledRunSwept(t *testing.T) {
+	e, img := dockerEngine(t)
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BSADAPTER_PGSERVER_HELPER=docker", "BSADAPTER_PGSERVER_IMAGE="+img)
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	var got map[string]string
+	if err != nil || json.Unmarshal([]byte(line), &got) != nil || got["owner"] == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper printed %q (%v)\n%s", line, err, stderr.String())
+	}
+	if ids := containersOf(t, e, got["owner"]); len(ids) != 1 {
+		t.Fatalf("the helper's run has %d containers, want 1", len(ids))
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if ids := containersOf(t, e, got["owner"]); len(ids) != 1 {
+		t.Fatalf("after the kill: %d containers, want the one left behind", len(ids))
+	}
+
+	var log bytes.Buffer
+	s, err := Start(context.Background(), Options{Strategy: "docker", Image: img, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ids := containersOf(t, e, got["owner"]); len(ids) != 0 {
+		t.Errorf("the killed run's container %v was not swept\n%s", ids, log.String())
+	}
+	if !strings.Contains(log.String(), "left by a bsadapter run that was killed") {
+		t.Errorf("the log does not say what was removed:\n%s", log.String())
+	}
+	if ids := containersOf(t, e, runOwner()); len(ids) != 1 {
+		t.Errorf("this run has %d containers, want 1", len(ids))
+	}
+}
+
+// An image the engine does not have and cannot pull: the error names it
+// and the ways out, and no registry is contacted (the image's registry is
+// a loopback port that refuses).
+func TestDockerMissingImage(t *testing.T) {
+	dockerEngine(t)
+	const img = "127.0.0.1:1/bsadapter/no-such-postgres:15"
+	begin := time.Now()
+	_, err := Start(context.Background(), Options{Strategy: "docker", Image: img})
+	if err == nil {
+		t.Fatal("started without the image")
+	}
+	for _, want := range []string{"the image " + img + " is not on this engine and could not be pulled", "--pg-image", "--pg local"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "start Docker") {
+		t.Errorf("error tells to start a Docker that runs: %v", err)
+	}
+	if d := time.Since(begin); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// A container whose server never takes connections, or that stops: the
+// error says so with the container's last log lines, and the container
+// goes.
+func TestDockerNotReady(t *testing.T) {
+	e, img := dockerEngine(t)
+	derive := func(name, script string) string {
+		id, err := e.Docker("create", "--entrypoint", "/bin/sh", img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Docker("rm", id)
+		if _, err := e.Docker("commit", "--change", `ENTRYPOINT ["/bin/sh", "-c", "`+script+`", "--"]`, id, name); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	old := dockerStartTimeout
+	dockerStartTimeout = 3 * time.Second
+	defer func() { dockerStartTimeout = old }()
+	for _, c := range []struct{ image, want, line string }{
+		{derive("bsadapter-test/silent:1", "echo waiting for nothing; sleep 3600"), "did not accept connections within 3s", "waiting for nothing"},
+		{derive("bsadapter-test/crash:1", "echo FATAL: cannot start; exit 3"), "exit code 3", "FATAL: cannot start"},
+	} {
+		_, err := Start(context.Background(), Options{Strategy: "docker", Image: c.image})
+		if err == nil {
+			t.Fatalf("%s: started", c.image)
+		}
+		for _, want := range []string{c.want, c.line} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error does not say %q: %v", c.image, want, err)
+			}
+		}
+		if ids := containersOf(t, e, runOwner()); len(ids) != 0 {
+			t.Errorf("%s: the container that never got ready stayed: %v", c.image, ids)
+		}
+	}
+}
+
+// The tests' image behaves like the official one: the environment picks the
+// user, password and database; the log says "ready" once for the init
+// server and once for the real one; the published port is on loopback.
+func TestDockerTestImage(t *testing.T) {
+	e, img := dockerEngine(t)
+	id, err := e.Docker("run", "-d", "-e", "POSTGRES_USER=alice", "-e", "POSTGRES_PASSWORD=s3cret", "-e", "POSTGRES_DB=shop", "-p", "5432", img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Docker("rm", "-f", id)
+	var logs string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		logs, _ = e.Docker("logs", id)
+		if strings.Count(logs, "database system is ready to accept connections") >= 2 {
+			break
+		}
+	}
+	if n := strings.Count(logs, "database system is ready to accept connections"); n != 2 {
+		t.Fatalf("%d ready lines, want 2:\n%s", n, logs)
+	}
+	port, err := e.Docker("port", id, "5432/tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(port, "127.0.0.1:") {
+		t.Errorf("published on %s, want 127.0.0.1 only", port)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, "postgres://alice:s3cret@"+strings.Fields(port)[0]+"/shop?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var user, db, version string
+	if err := conn.QueryRow(ctx, "select current_user, current_database(), current_setting('server_version')").Scan(&user, &db, &version); err != nil {
+		t.Fatal(err)
+	}
+	if user != "alice" || db != "shop" || !strings.HasPrefix(version, "15.") {
+		t.Errorf("connected as %s to %s on %s", user, db, version)
+	}
+	if _, err := pgx.Connect(ctx, "postgres://alice:wrong@"+strings.Fields(port)[0]+"/shop?sslmode=disable"); err == nil {
+		t.Error("a wrong password was accepted")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/testenv"
+	"github.com/bsadapter/bsadapter/internal/testsupport/dockerd"
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 )
@@ -58,13 +59,20 @@ func (probeTemplate) Prepare(ctx context.Context, conn *pgx.Conn) error {
 func TestMain(m *testing.M) {
 	switch os.Getenv("BSADAPTER_PGSERVER_HELPER") {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		if err := dockerd.StopShared(); err != nil {
+			fmt.Fprintln(os.Stderr, "dockerd:", err)
+			code = 1
+		}
+		os.Exit(code)
 	case "run":
 		os.Exit(helperRun(false))
 	case "hang":
 		os.Exit(helperRun(true))
 	case "npm":
 		os.Exit(helperNPM())
+	case "docker":
+		os.Exit(helperDocker())
 	}
 }
 
