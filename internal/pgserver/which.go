@@ -51,7 +51,8 @@ func Which(ctx context.Context, opts Options) Choice {
 				c.Tried = append(c.Tried, "npm: no pinned package for this platform")
 				return false
 			}
-			c.Version = strings.SplitN(NPMVersion, "-", 2)[0]
+			// 15.18.0-beta.17 holds PostgreSQL 15.18.
+			c.Version = strings.Join(strings.SplitN(strings.SplitN(NPMVersion, "-", 2)[0], ".", 3)[:2], ".")
 			if bin := npmCached(opts); bin != "" {
 				c.Strategy, c.Source, c.Ready = "npm", bin+" (npm package "+spec+", cached)", true
 				return true
