@@ -295,11 +295,25 @@ func fetchNPM(ctx context.Context, opts Options, root, platform, pin string) err
 	if err := writeFileAtomic(filepath.Join(dir, npmReadyMarker), m); err != nil {
 		return fmt.Errorf("pgserver: npm: %w", err)
 	}
+	pruneNPM(root, platform, dir)
 	report(Progress{Step: "ready"})
 	if opts.Progress == nil {
 		logf(opts.Log, "pgserver: PostgreSQL server binaries %s ready in %s (%v)", spec, dir, time.Since(begin).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// pruneNPM removes this platform's packages of other versions (an older
+// bsadapter's pin): 58 MB each, and of no use to this one.
+func pruneNPM(root, platform, keep string) {
+	others, _ := filepath.Glob(filepath.Join(root, platform+"-*"))
+	for _, o := range others {
+		if o != keep && !strings.HasSuffix(o, ".lock") {
+			if fi, err := os.Stat(o); err == nil && fi.IsDir() {
+				_ = os.RemoveAll(o)
+			}
+		}
+	}
 }
 
 // lockFile takes an exclusive lock on the file p, waiting while another

