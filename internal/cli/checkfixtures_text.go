@@ -64,12 +64,15 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 		case res.Status == fixtures.StatusFailed:
 			sep()
 			fmt.Fprintf(&b, "%s %s %s\n%s", p.Red(report.Failed.Mark()), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
-		case len(res.Warnings) > 0:
+		case res.Warned():
 			sep()
 			fmt.Fprintf(&b, "%s %s %s\n%s", p.Yellow(report.WarnMark), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
 		case verbose:
 			sep()
 			fmt.Fprintf(&b, "%s %s\n", p.Green(fmt.Sprintf("%-4s", report.Passed.Mark())), res.Name)
+		}
+		if verbose {
+			b.WriteString(res.IgnoredText(p))
 		}
 	}
 	for _, s := range r.Snapshots {

@@ -6,6 +6,9 @@
 //                   `data` part (and unwrapping it): the benchmark bridge
 //   --fault=NAME    exit-at-once | crash-after | badline | hang | unknown-id
 //                   | version | flood | grandchild | lossy | drift
+//                   | dropmeta (fromSdk drops the native "meta", which the
+//                   canonical round trip cannot see) | hollow (every
+//                   message becomes an assistant message without parts)
 //   --after=N       with crash-after: crash on this converter request
 //   --pidfile=PATH  with grandchild: write "<pid> <grandchild pid>" there
 //   --report=PATH   at exit, write this process's CPU time and lifetime
@@ -67,8 +70,9 @@ function fromSdk(n) {
       default: throw new Error(`unknown chatlet block type ${JSON.stringify(b.t)} at blocks[${i}]`);
     }
   });
+  if (fault === "hollow") return { id: n.uid, role: "assistant", parts: [] };
   const msg = { id: n.uid, role, parts };
-  if ("meta" in n) msg.metadata = n.meta;
+  if ("meta" in n && fault !== "dropmeta") msg.metadata = n.meta;
   if (fault === "drift") {
     if (seen.has(n.uid)) msg.id = `${n.uid}-copy`;
     seen.add(n.uid);
