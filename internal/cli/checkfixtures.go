@@ -27,6 +27,8 @@ type checkFixturesOptions struct {
 	verbose      bool
 	timeout      time.Duration
 	jobs         int
+	ignore       []string
+	noNative     bool
 }
 
 func newCheckFixturesCmd(app *App) *cobra.Command {
@@ -48,7 +50,11 @@ Converter mode (a bridge from bsadapter.json's bridge.command, or --bridge):
 every message is a native SDK message. Each goes through converter.fromSdk;
 the result must be a valid AiMessage; then converter.toSdk and
 converter.fromSdk again must give back the same parts. A changed id, role or
-metadata is a warning (a failure with --strict).
+metadata is a warning (a failure with --strict). The native message toSdk gives
+back must equal the fixture (the native round trip): every dropped, added or
+changed field fails the message, with its JSON Pointer, except what
+bsadapter.json's roundTrip.ignore or --ignore covers. A native message with
+content whose canonical form has no parts fails (a hollow conversion).
 
 Every run shows which of the nine part types the corpus produced and how
 often. With --update the canonical form of each fixture file is written next
@@ -72,8 +78,10 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	f.StringSliceVar(&opts.requireParts, "require-parts", nil, "fail unless the corpus produces each of these part types (comma-separated)")
 	f.BoolVar(&opts.update, "update", false, "write each fixture file's canonical form to NAME.canonical.json instead of comparing")
 	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
-	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passing messages too")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passing messages too, and the native differences ignored, with their reasons")
 	f.DurationVar(&opts.timeout, "timeout", bridge.DefaultTimeout, "how long to wait for the bridge's answer to one request")
+	f.StringArrayVar(&opts.ignore, "ignore", nil, "a native round-trip difference to ignore for this run: POINTER[=REASON], '*' matching one key or index (repeatable)")
+	f.BoolVar(&opts.noNative, "no-native-round-trip", false, "do not compare the native message toSdk gives back with the fixture")
 	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
 	return cmd
 }
@@ -106,6 +114,25 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 		return err
 	}
 	cfg := ws.cfg
+	var ignore []fixtures.IgnoreRule
+	if cfg != nil {
+		for i, ig := range cfg.RoundTrip.Ignore {
+			if why := fixtures.CheckPattern(ig.Path); why != "" {
+				return usageErr("fix "+cfg.Path, "roundTrip.ignore entry %d (%s): %s", i, ig.Path, why)
+			}
+			ignore = append(ignore, fixtures.IgnoreRule{Pattern: ig.Path, Reason: ig.Reason, Source: "bsadapter.json"})
+		}
+	}
+	for _, arg := range opts.ignore {
+		pat, reason, _ := strings.Cut(arg, "=")
+		if why := fixtures.CheckPattern(pat); why != "" {
+			return usageErr("e.g. --ignore '/parts/*/providerMetadata=the SDK fills it in'", "--ignore %q: %s", arg, why)
+		}
+		if reason == "" {
+			reason = "given with --ignore"
+		}
+		ignore = append(ignore, fixtures.IgnoreRule{Pattern: pat, Reason: reason, Source: "--ignore"})
+	}
 
 	paths := args
 	if len(paths) == 0 {
@@ -160,6 +187,9 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 		RequireParts: required,
 		Update:       opts.update,
 		Jobs:         opts.jobs,
+		Ignore:       ignore,
+
+		NoNativeRoundTrip: opts.noNative,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -33,16 +33,35 @@ type Config struct {
 	// Fixtures lists fixture files or folders, relative to Dir. The file
 	// may give one string or an array of strings.
 	Fixtures []string
+	// RoundTrip tunes check-fixtures' native round trip.
+	RoundTrip RoundTrip
 	// Dir is the folder that holds the file.
 	Dir string
 	// Path is the file itself.
 	Path string
 }
 
+// RoundTrip is the "roundTrip" section: the differences between a native
+// message and the one the converters give back that are normalisation,
+// not loss.
+type RoundTrip struct {
+	Ignore []Ignore
+}
+
+// Ignore is one entry of roundTrip.ignore: a JSON Pointer into the native
+// message ("*" matches any one key or index; everything below is covered
+// too) and why the difference is not a loss.
+type Ignore struct {
+	Path   string
+	Reason string
+}
+
 // Known keys, for the error on an unknown one.
 var (
-	topKeys    = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures"}
-	bridgeKeys = []string{"command"}
+	topKeys       = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures", "roundTrip"}
+	bridgeKeys    = []string{"command"}
+	roundTripKeys = []string{"ignore"}
+	ignoreKeys    = []string{"path", "reason"}
 )
 
 // Find looks for bsadapter.json in start and then in each parent folder,
@@ -190,7 +209,66 @@ func parse(path, abs string, data []byte) (*Config, error) {
 			}
 		}
 	}
+	if v, ok := raw["roundTrip"]; ok {
+		if err := parseRoundTrip(v, &c.RoundTrip, fail); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// parseRoundTrip checks the roundTrip section.
+func parseRoundTrip(v json.RawMessage, rt *RoundTrip, fail func(string, ...any) error) error {
+	const example = `{"ignore": [{"path": "/parts/*/providerMetadata", "reason": "the SDK fills it in"}]}`
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(v, &obj); err != nil || obj == nil {
+		return fail(`"roundTrip" must be an object like %s, not %s`, example, kind(v))
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !contains(roundTripKeys, k) {
+			return fail("unknown key %q in \"roundTrip\"%s (known keys: %s)", k, suggest(k, roundTripKeys), strings.Join(roundTripKeys, ", "))
+		}
+	}
+	iv, ok := obj["ignore"]
+	if !ok {
+		return nil
+	}
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal(iv, &list); err != nil || list == nil {
+		return fail(`"roundTrip.ignore" must be an array of {"path", "reason"} objects, not %s`, kind(iv))
+	}
+	for i, e := range list {
+		if e == nil {
+			return fail(`"roundTrip.ignore" entry %d must be an object like {"path": "/id", "reason": "the SDK generates ids"}`, i)
+		}
+		ek := make([]string, 0, len(e))
+		for k := range e {
+			ek = append(ek, k)
+		}
+		sort.Strings(ek)
+		for _, k := range ek {
+			if !contains(ignoreKeys, k) {
+				return fail("unknown key %q in \"roundTrip.ignore\" entry %d%s (known keys: %s)", k, i, suggest(k, ignoreKeys), strings.Join(ignoreKeys, ", "))
+			}
+		}
+		var ig Ignore
+		if json.Unmarshal(e["path"], &ig.Path) != nil || ig.Path == "" {
+			return fail(`"roundTrip.ignore" entry %d needs a "path": a JSON Pointer into the native message, like "/parts/*/providerMetadata"`, i)
+		}
+		if !strings.HasPrefix(ig.Path, "/") {
+			return fail(`"roundTrip.ignore" entry %d: path %q must start with "/" (a JSON Pointer, like "/parts/*/providerMetadata")`, i, ig.Path)
+		}
+		if json.Unmarshal(e["reason"], &ig.Reason) != nil || strings.TrimSpace(ig.Reason) == "" {
+			return fail(`"roundTrip.ignore" entry %d (%s) needs a "reason": say why this difference is not a loss`, i, ig.Path)
+		}
+		rt.Ignore = append(rt.Ignore, ig)
+	}
+	return nil
 }
 
 // duplicateKey finds a key given twice in the object data (which starts at

@@ -55,7 +55,7 @@ func TestLoadFixturesArray(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	cases := []struct{ body, want string }{
-		{`{"name": "x", "fixture": "f"}`, `unknown key "fixture" (did you mean "fixtures"?) (known keys: $schema, name, format, sdk, bridge, fixtures)`},
+		{`{"name": "x", "fixture": "f"}`, `unknown key "fixture" (did you mean "fixtures"?) (known keys: $schema, name, format, sdk, bridge, fixtures, roundTrip)`},
 		{`{"bridge": {"cmd": ["node"]}}`, `unknown key "cmd" in "bridge"`},
 		{`{"bridge": {"command": "node bridge.mjs"}}`, `"bridge.command" must be a non-empty array of strings`},
 		{`{"bridge": {"command": []}}`, `"bridge.command" must be a non-empty array`},
@@ -69,6 +69,13 @@ func TestLoadErrors(t *testing.T) {
 		{"{\n  \"name\": \"x\",\n  \"bridge\": {\"command\": [\"node\"]", `line 3, column 33: the file ends in the middle of the JSON object (a missing closing brace, bracket or quote?)`},
 		{`{"name": "x", "fixtures": "a",` + "\n" + `  "fixtures": "b"}`, `line 2, column 3: key "fixtures" is given twice; JSON keeps only the last one`},
 		{`{"name": "x", "bridge": {"command": ["a"], "command": ["b"]}}`, `line 1, column 44: key "bridge.command" is given twice`},
+		{`{"roundTrip": []}`, `"roundTrip" must be an object like`},
+		{`{"roundTrip": {"ignores": []}}`, `unknown key "ignores" in "roundTrip" (did you mean "ignore"?)`},
+		{`{"roundTrip": {"ignore": {}}}`, `"roundTrip.ignore" must be an array`},
+		{`{"roundTrip": {"ignore": [3]}}`, `"roundTrip.ignore" must be an array`},
+		{`{"roundTrip": {"ignore": [{"path": "/id"}]}}`, `entry 0 (/id) needs a "reason"`},
+		{`{"roundTrip": {"ignore": [{"path": "id", "reason": "r"}]}}`, `path "id" must start with "/"`},
+		{`{"roundTrip": {"ignore": [{"path": "/id", "reason": "r", "why": 1}]}}`, `unknown key "why" in "roundTrip.ignore" entry 0`},
 		{"\xEF\xBB\xBF{\"name\": \"x\"}", `the file starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow; save it as UTF-8 without BOM`},
 	}
 	for _, tc := range cases {
@@ -118,5 +125,16 @@ func TestFindNone(t *testing.T) {
 	c, err := Find(dir)
 	if c != nil || err != nil {
 		t.Fatalf("Find = %+v, %v; want nil, nil", c, err)
+	}
+}
+
+func TestLoadRoundTrip(t *testing.T) {
+	c, err := Load(write(t, t.TempDir(), `{"roundTrip": {"ignore": [{"path": "/parts/*/providerMetadata", "reason": "the SDK fills it in"}, {"reason": "generated", "path": "/id"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Ignore{{"/parts/*/providerMetadata", "the SDK fills it in"}, {"/id", "generated"}}
+	if !slices.Equal(c.RoundTrip.Ignore, want) {
+		t.Errorf("ignore %+v", c.RoundTrip.Ignore)
 	}
 }
