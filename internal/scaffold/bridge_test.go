@@ -15,6 +15,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/config"
+	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 	"github.com/bsadapter/bsadapter/schemas"
@@ -552,5 +553,32 @@ func TestBridgeRunRegistry(t *testing.T) {
 	c.Call(ctx, bridge.MethodRunGet, map[string]any{"run": "00000000-0000-0000-0000-000000000000"}, &missing)
 	if missing.Run != nil {
 		t.Errorf("get of an unknown id: %v", missing.Run)
+	}
+}
+
+// A LangChain message without an id gets the fallbackId check-fixtures
+// sends (derived from its file and place), so it converts the same way on
+// every run and in the round trip: no warning, no failure, and the same
+// id twice.
+func TestLangChainStableFallbackID(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "langchain"})
+	c := startBridge(t, dir)
+	fix := t.TempDir()
+	os.WriteFile(filepath.Join(fix, "noid.jsonl"), []byte(`{"type":"human","content":"hi"}`+"\n"+`{"type":"ai","content":"hello","tool_calls":[]}`+"\n"), 0o644)
+	for range 2 {
+		rep, err := fixtures.Run(context.Background(), fixtures.Options{Paths: []string{fix}, WorkDir: fix, Bridge: c, Strict: true, Update: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() || rep.Summary.Warnings != 0 {
+			t.Fatalf("summary %+v: %+v", rep.Summary, rep.Results)
+		}
+	}
+	snap, err := os.ReadFile(filepath.Join(fix, "noid.canonical.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(snap), `"id": "noid.jsonl#0"`) || !strings.Contains(string(snap), `"id": "noid.jsonl#1"`) {
+		t.Errorf("snapshot ids:\n%s", snap)
 	}
 }
