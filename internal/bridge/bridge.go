@@ -62,7 +62,15 @@ type Options struct {
 type Adapter struct{ Name, Format, SDK, Version string }
 
 // Capabilities are the method groups a bridge declared in initialize.
-type Capabilities struct{ Converter, StreamStore, RunRegistry bool }
+type Capabilities struct {
+	Converter, StreamStore, RunRegistry bool
+	// ConverterHistory says the bridge converts whole conversations
+	// (MethodFromSDKHistory, MethodToSDKHistory).
+	ConverterHistory bool
+	// Parts lists the canonical part types the converter can express
+	// (nil when the bridge does not say).
+	Parts []string
+}
 
 // RPCError is an error the bridge answered with (a JSON-RPC error object):
 // the adapter's own failure, a missing method or bad params. The bridge is
@@ -313,9 +321,11 @@ func (c *Client) initialize(ctx context.Context) error {
 			Version string `json:"version"`
 		} `json:"adapter"`
 		Capabilities struct {
-			Converter   bool `json:"converter"`
-			StreamStore bool `json:"streamStore"`
-			RunRegistry bool `json:"runRegistry"`
+			Converter   bool     `json:"converter"`
+			StreamStore bool     `json:"streamStore"`
+			RunRegistry bool     `json:"runRegistry"`
+			History     bool     `json:"converterHistory"`
+			Parts       []string `json:"parts"`
 		} `json:"capabilities"`
 	}
 	params := map[string]any{
@@ -347,7 +357,9 @@ func (c *Client) initialize(ctx context.Context) error {
 		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge speaks protocol version %s, bsadapter speaks version %d", v, ProtocolVersion), nil)
 	}
 	c.adapter = Adapter{Name: res.Adapter.Name, Format: res.Adapter.Format, SDK: res.Adapter.SDK, Version: res.Adapter.Version}
-	c.caps = Capabilities{Converter: res.Capabilities.Converter, StreamStore: res.Capabilities.StreamStore, RunRegistry: res.Capabilities.RunRegistry}
+	rc := res.Capabilities
+	c.caps = Capabilities{Converter: rc.Converter, StreamStore: rc.StreamStore, RunRegistry: rc.RunRegistry,
+		ConverterHistory: rc.Converter && rc.History, Parts: rc.Parts}
 	return nil
 }
 

@@ -77,7 +77,7 @@ func TestRoundTripPipelined(t *testing.T) {
 			if got := c.Adapter(); got.Name != "chatlet" || got.Format != "chatlet-v1" || got.SDK != "chatlet" || got.Version != "0.1.0" {
 				t.Errorf("Adapter() = %+v", got)
 			}
-			if got := c.Capabilities(); got != (Capabilities{Converter: true}) {
+			if got := c.Capabilities(); !reflect.DeepEqual(got, Capabilities{Converter: true}) {
 				t.Errorf("Capabilities() = %+v", got)
 			}
 			var wg sync.WaitGroup

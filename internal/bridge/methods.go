@@ -14,6 +14,13 @@ const (
 	MethodFromSDK = "converter.fromSdk"
 	// MethodToSDK converts a canonical message back to the SDK's form.
 	MethodToSDK = "converter.toSdk"
+	// MethodFromSDKHistory converts a conversation, a list of SDK
+	// messages, to canonical messages at once, so that a message is
+	// converted with the ones before it in view (a tool result with its
+	// call). Optional: a bridge declares capabilities.converterHistory.
+	MethodFromSDKHistory = "converter.fromSdkHistory"
+	// MethodToSDKHistory converts a list of canonical messages back.
+	MethodToSDKHistory = "converter.toSdkHistory"
 
 	MethodStreamOpen        = "streamStore.open"        // StreamStore.open
 	MethodStreamAppend      = "streamStore.append"      // StreamStore.append

@@ -9,6 +9,10 @@
 //                   | dropmeta (fromSdk drops the native "meta", which the
 //                   canonical round trip cannot see) | hollow (every
 //                   message becomes an assistant message without parts)
+//   --history       declare capabilities.converterHistory and convert whole
+//                   conversations: a "ret" block without "fn" takes the
+//                   name of the call with its ref earlier in the list
+//                   (alone, such a block cannot be converted)
 //   --after=N       with crash-after: crash on this converter request
 //   --pidfile=PATH  with grandchild: write "<pid> <grandchild pid>" there
 //   --report=PATH   at exit, write this process's CPU time and lifetime
@@ -50,7 +54,7 @@ if (fault === "grandchild") {
 const ROLES = { human: "user", bot: "assistant", sys: "system", tool: "tool" };
 const SENDERS = Object.fromEntries(Object.entries(ROLES).map(([k, v]) => [v, k]));
 
-function fromSdk(n) {
+function fromSdk(n, calls) {
   if (args.wrap) return { id: "wrapped", role: "user", parts: [{ type: "data", name: "native", data: n }] };
   const role = ROLES[n?.from];
   if (!role) throw new Error(`unknown chatlet sender ${JSON.stringify(n?.from)}`);
@@ -60,7 +64,12 @@ function fromSdk(n) {
       case "think": return { type: "reasoning", text: b.body };
       case "call": return { type: "tool-call", toolCallId: b.ref, toolName: b.fn, input: b.args };
       case "ret": {
-        const p = { type: "tool-result", toolCallId: b.ref, toolName: b.fn, output: b.value };
+        let fn = b.fn;
+        if (fn === undefined) {
+          fn = calls?.get(b.ref);
+          if (fn === undefined) throw new Error(`tool result ${JSON.stringify(b.ref)} at blocks[${i}] names no fn, and its call is not in view`);
+        }
+        const p = { type: "tool-result", toolCallId: b.ref, toolName: fn, output: b.value };
         if (typeof b.failed === "boolean") p.isError = b.failed;
         return p;
       }
@@ -80,7 +89,7 @@ function fromSdk(n) {
   return msg;
 }
 
-function toSdk(m) {
+function toSdk(m, calls) {
   if (args.wrap) return m.parts[0].data;
   const blocks = [];
   m.parts.forEach((p, i) => {
@@ -90,6 +99,8 @@ function toSdk(m) {
       case "tool-call": blocks.push({ t: "call", ref: p.toolCallId, fn: p.toolName, args: p.input }); break;
       case "tool-result": {
         const b = { t: "ret", ref: p.toolCallId, fn: p.toolName, value: p.output };
+        // In a conversation, the name is left to the call in view.
+        if (calls?.get(p.toolCallId) === p.toolName) delete b.fn;
         if ("isError" in p && fault !== "lossy") b.failed = p.isError;
         blocks.push(b);
         break;
@@ -114,7 +125,7 @@ async function handle(req) {
     return answer(id, {
       protocolVersion: 1,
       adapter: { name: args.wrap ? "wrap" : "chatlet", format: args.wrap ? "wrap-v1" : "chatlet-v1", sdk: "chatlet", version: "0.1.0" },
-      capabilities: { converter: true, streamStore: false, runRegistry: false },
+      capabilities: { converter: true, streamStore: false, runRegistry: false, ...(args.history ? { converterHistory: true } : {}) },
     });
   }
   if (method === "shutdown") return answer(id, null);
@@ -130,6 +141,24 @@ async function handle(req) {
   try {
     if (method === "converter.fromSdk") return answer(id, { message: fromSdk(params.native) });
     if (method === "converter.toSdk") return answer(id, { native: toSdk(params.message) });
+    if (args.history && method === "converter.fromSdkHistory") {
+      const calls = new Map();
+      const messages = params.natives.map((n) => {
+        const m = fromSdk(n, calls);
+        for (const p of m.parts) if (p.type === "tool-call") calls.set(p.toolCallId, p.toolName);
+        return m;
+      });
+      return answer(id, { messages });
+    }
+    if (args.history && method === "converter.toSdkHistory") {
+      const calls = new Map();
+      const natives = params.messages.map((m) => {
+        const n = toSdk(m, calls);
+        for (const p of m.parts) if (p.type === "tool-call") calls.set(p.toolCallId, p.toolName);
+        return n;
+      });
+      return answer(id, { natives });
+    }
     return answerErr(id, -32601, `method not found: ${method}`);
   } catch (e) {
     return answerErr(id, -32000, e.message, { kind: "invalid_input" });
