@@ -72,6 +72,11 @@ func loadMessages(t *testing.T, path string) []json.RawMessage {
 	if json.Unmarshal(data, &arr) == nil {
 		return arr
 	}
+	// A conversation fixture: {"conversation": [...]}.
+	var conv map[string][]json.RawMessage
+	if json.Unmarshal(data, &conv) == nil && len(conv) == 1 && conv["conversation"] != nil {
+		return conv["conversation"]
+	}
 	return []json.RawMessage{data}
 }
 
@@ -573,6 +578,18 @@ func TestLangChainStableFallbackID(t *testing.T) {
 		if !rep.OK() || rep.Summary.Warnings != 0 {
 			t.Fatalf("summary %+v: %+v", rep.Summary, rep.Results)
 		}
+	}
+	// The preset's own fixtures, its conversation through the history
+	// methods.
+	if !c.Capabilities().ConverterHistory {
+		t.Error("the generated bridge does not declare converterHistory")
+	}
+	rep, err := fixtures.Run(context.Background(), fixtures.Options{Paths: []string{filepath.Join(dir, "fixtures")}, WorkDir: dir, Bridge: c, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Summary.Messages < 8 {
+		t.Errorf("the preset's fixtures: %+v", rep.Summary)
 	}
 	snap, err := os.ReadFile(filepath.Join(fix, "noid.canonical.json"))
 	if err != nil {
