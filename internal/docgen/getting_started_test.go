@@ -136,12 +136,12 @@ func TestGettingStartedIsTrue(t *testing.T) {
 // and returns a function that removes it.
 func writeFailingFixture(t *testing.T, doc string) func() {
 	t.Helper()
-	const intro = "as\n`fixtures/06-unknown-block.json`:"
+	const intro = "as\n`fixtures/07-unknown-block.json`:"
 	if !strings.Contains(doc, intro) {
-		t.Fatalf("getting-started.md no longer introduces fixtures/06-unknown-block.json as the test expects")
+		t.Fatalf("getting-started.md no longer introduces fixtures/07-unknown-block.json as the test expects")
 	}
 	body := fencedAfter(t, []byte(doc), intro)
-	path := filepath.Join("fixtures", "06-unknown-block.json")
+	path := filepath.Join("fixtures", "07-unknown-block.json")
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
