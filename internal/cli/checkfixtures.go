@@ -29,6 +29,10 @@ type checkFixturesOptions struct {
 	jobs         int
 	ignore       []string
 	noNative     bool
+	generate     int
+	seed         uint64
+	seedSet      bool
+	float64      bool
 }
 
 func newCheckFixturesCmd(app *App) *cobra.Command {
@@ -56,18 +60,28 @@ changed field fails the message, with its JSON Pointer, except what
 bsadapter.json's roundTrip.ignore or --ignore covers. A native message with
 content whose canonical form has no parts fails (a hollow conversion).
 
+With --generate N, no fixtures are read: N canonical messages are built from
+the schema (the part types the bridge declares in capabilities.parts, else
+roundTrip.parts of bsadapter.json, else all nine; every optional field present
+and absent; empty, long and non-ASCII strings; deep and odd JSON; numbers
+beyond float64) and each goes through toSdk and then fromSdk: the parts must
+come back. A failing message is shrunk to a minimal one. The seed is printed;
+--seed replays it.
+
 Every run shows which of the nine part types the corpus produced and how
 often. With --update the canonical form of each fixture file is written next
 to it as NAME.canonical.json; later runs compare against it.`,
 		Example: `  bsadapter check-fixtures
   bsadapter check-fixtures --no-bridge fixtures/canonical
   bsadapter check-fixtures --bridge 'node bridge.mjs' --require-parts text,tool-call fixtures
-  bsadapter check-fixtures --format github`,
+  bsadapter check-fixtures --format github
+  bsadapter check-fixtures --generate 1000 --float64`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := opts.bridge.parse(c); err != nil {
 				return err
 			}
 			opts.paths = args
+			opts.seedSet = c.Flags().Changed("seed")
 			return runCheckFixtures(c.Context(), opts)
 		},
 	}
@@ -82,6 +96,9 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	f.DurationVar(&opts.timeout, "timeout", bridge.DefaultTimeout, "how long to wait for the bridge's answer to one request")
 	f.StringArrayVar(&opts.ignore, "ignore", nil, "a native round-trip difference to ignore for this run: POINTER[=REASON], '*' matching one key or index (repeatable)")
 	f.BoolVar(&opts.noNative, "no-native-round-trip", false, "do not compare the native message toSdk gives back with the fixture")
+	f.IntVar(&opts.generate, "generate", 0, "instead of the fixtures, build N canonical messages from the schema and take each through toSdk and fromSdk (failures are shrunk)")
+	f.Uint64Var(&opts.seed, "seed", 0, "with --generate: the seed that makes the messages (default: a new one, printed)")
+	f.BoolVar(&opts.float64, "float64", false, "with --generate: keep numbers within what a float64 holds (for a JavaScript bridge, which reads every JSON number as one)")
 	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
 	return cmd
 }
@@ -96,6 +113,15 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 	}
 	if opts.timeout <= 0 {
 		return usageErr("e.g. --timeout 30s", "--timeout must be positive, got %s", opts.timeout)
+	}
+	if opts.generate < 0 {
+		return usageErr("", "--generate must be 0 (off) or more, got %d", opts.generate)
+	}
+	if opts.generate == 0 && (opts.seedSet || opts.float64) {
+		return usageErr("add --generate N", "--seed and --float64 apply to generated round trips only")
+	}
+	if opts.generate > 0 && (opts.update || len(opts.paths) > 0 || opts.noBridge) {
+		return usageErr("run the fixtures and the generated round trips separately", "--generate reads no fixtures: it cannot be used with PATHs, --update or --no-bridge")
 	}
 	var required []string
 	for _, p := range opts.requireParts {
@@ -135,7 +161,7 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 	}
 
 	paths := args
-	if len(paths) == 0 {
+	if len(paths) == 0 && opts.generate == 0 {
 		switch {
 		case cfg != nil && len(cfg.Fixtures) > 0:
 			paths = cfg.FixturePaths()
@@ -161,6 +187,9 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 	if !opts.noBridge {
 		bc = opts.bridge.resolve(ws)
 	}
+	if opts.generate > 0 && bc == nil {
+		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--generate sends messages through the converters, so it needs a bridge")
+	}
 	if opts.update && bc == nil {
 		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--update writes the converter's canonical forms, so it needs a bridge")
 	}
@@ -179,6 +208,20 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 		}
 	}
 
+	seed := opts.seed
+	if opts.generate > 0 && !opts.seedSet {
+		seed = uint64(time.Now().UnixNano())
+	}
+	var genParts []string
+	genSource := ""
+	if cfg != nil && len(cfg.RoundTrip.Parts) > 0 && (client == nil || len(client.Capabilities().Parts) == 0) {
+		for _, p := range cfg.RoundTrip.Parts {
+			if _, ok := schemas.PartDef(p); !ok {
+				return usageErr("the nine part types are: "+strings.Join(schemas.PartTypes, ", "), "%s: roundTrip.parts: unknown part type %q", cfg.Path, p)
+			}
+		}
+		genParts, genSource = cfg.RoundTrip.Parts, "roundTrip.parts in bsadapter.json"
+	}
 	rep, err := fixtures.Run(ctx, fixtures.Options{
 		Paths:        paths,
 		WorkDir:      ws.dir,
@@ -189,7 +232,12 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 		Jobs:         opts.jobs,
 		Ignore:       ignore,
 
-		NoNativeRoundTrip: opts.noNative,
+		NoNativeRoundTrip:   opts.noNative,
+		Generate:            opts.generate,
+		Seed:                seed,
+		Float64:             opts.float64,
+		GenerateParts:       genParts,
+		GeneratePartsSource: genSource,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -21,7 +21,13 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 		summary = p.Red(summary)
 	}
 	b.WriteString(summary + "\n")
-	if r.Adapter != nil {
+	switch {
+	case r.Generated != nil:
+		g := r.Generated
+		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("generated round trips (toSdk, fromSdk): adapter %s (format %s) over the bridge", r.Adapter.Name, r.Adapter.Format)))
+		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("part types: %s (from %s)", strings.Join(g.Parts, ", "), g.PartsSource)))
+		fmt.Fprintf(&b, "seed %d (replay with --generate %d --seed %d%s)\n", g.Seed, g.Count, g.Seed, map[bool]string{true: " --float64"}[g.Float64])
+	case r.Adapter != nil:
 		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("converter mode: adapter %s (format %s) over the bridge", r.Adapter.Name, r.Adapter.Format)))
 	}
 	b.WriteString("\n" + p.Bold("part coverage") + "\n")

@@ -46,6 +46,9 @@ type Config struct {
 // not loss.
 type RoundTrip struct {
 	Ignore []Ignore
+	// Parts lists the canonical part types the converter can express,
+	// for generated round trips (check-fixtures --generate).
+	Parts []string
 }
 
 // Ignore is one entry of roundTrip.ignore: a JSON Pointer into the native
@@ -60,7 +63,7 @@ type Ignore struct {
 var (
 	topKeys       = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures", "roundTrip"}
 	bridgeKeys    = []string{"command"}
-	roundTripKeys = []string{"ignore"}
+	roundTripKeys = []string{"ignore", "parts"}
 	ignoreKeys    = []string{"path", "reason"}
 )
 
@@ -232,6 +235,11 @@ func parseRoundTrip(v json.RawMessage, rt *RoundTrip, fail func(string, ...any) 
 	for _, k := range keys {
 		if !contains(roundTripKeys, k) {
 			return fail("unknown key %q in \"roundTrip\"%s (known keys: %s)", k, suggest(k, roundTripKeys), strings.Join(roundTripKeys, ", "))
+		}
+	}
+	if pv, ok := obj["parts"]; ok {
+		if err := json.Unmarshal(pv, &rt.Parts); err != nil || len(rt.Parts) == 0 {
+			return fail(`"roundTrip.parts" must be a non-empty array of part types, like ["text", "tool-call"], not %s`, kind(pv))
 		}
 	}
 	iv, ok := obj["ignore"]

@@ -70,6 +70,7 @@ func TestLoadErrors(t *testing.T) {
 		{`{"name": "x", "fixtures": "a",` + "\n" + `  "fixtures": "b"}`, `line 2, column 3: key "fixtures" is given twice; JSON keeps only the last one`},
 		{`{"name": "x", "bridge": {"command": ["a"], "command": ["b"]}}`, `line 1, column 44: key "bridge.command" is given twice`},
 		{`{"roundTrip": []}`, `"roundTrip" must be an object like`},
+		{`{"roundTrip": {"parts": "text"}}`, `"roundTrip.parts" must be a non-empty array of part types`},
 		{`{"roundTrip": {"ignores": []}}`, `unknown key "ignores" in "roundTrip" (did you mean "ignore"?)`},
 		{`{"roundTrip": {"ignore": {}}}`, `"roundTrip.ignore" must be an array`},
 		{`{"roundTrip": {"ignore": [3]}}`, `"roundTrip.ignore" must be an array`},

@@ -9,6 +9,9 @@
 //                   | dropmeta (fromSdk drops the native "meta", which the
 //                   canonical round trip cannot see) | hollow (every
 //                   message becomes an assistant message without parts)
+//                   | dropstep (toSdk leaves out step parts)
+//   Canonical fields a block has no place for travel in its "x" object,
+//   so that generated messages (--generate) come back whole.
 //   --history       declare capabilities.converterHistory and convert whole
 //                   conversations: a "ret" block without "fn" takes the
 //                   name of the call with its ref earlier in the list
@@ -58,7 +61,8 @@ function fromSdk(n, calls) {
   if (args.wrap) return { id: "wrapped", role: "user", parts: [{ type: "data", name: "native", data: n }] };
   const role = ROLES[n?.from];
   if (!role) throw new Error(`unknown chatlet sender ${JSON.stringify(n?.from)}`);
-  const parts = (n.blocks ?? []).map((b, i) => {
+  const parts = (n.blocks ?? []).map((b, i) => withExtra(block(b, i), b.x));
+  function block(b, i) {
     switch (b.t) {
       case "txt": return { type: "text", text: b.body };
       case "think": return { type: "reasoning", text: b.body };
@@ -78,7 +82,7 @@ function fromSdk(n, calls) {
       case "blob": return { type: "data", name: b.name, data: b.value };
       default: throw new Error(`unknown chatlet block type ${JSON.stringify(b.t)} at blocks[${i}]`);
     }
-  });
+  }
   if (fault === "hollow") return { id: n.uid, role: "assistant", parts: [] };
   const msg = { id: n.uid, role, parts };
   if ("meta" in n && fault !== "dropmeta") msg.metadata = n.meta;
@@ -89,10 +93,36 @@ function fromSdk(n, calls) {
   return msg;
 }
 
+// MAPPED lists the canonical fields each block holds in its own keys.
+const MAPPED = {
+  text: ["type", "text"], reasoning: ["type", "text"], "tool-call": ["type", "toolCallId", "toolName", "input"],
+  "tool-result": ["type", "toolCallId", "toolName", "output", "isError"], file: ["type", "mediaType", "url"],
+  step: ["type", "boundary"], data: ["type", "name", "data"],
+};
+
+function withExtra(part, x) {
+  if (x === undefined) return part;
+  for (const [k, v] of Object.entries(x)) part[k] = v;
+  return part;
+}
+
+function extraOf(p) {
+  const keep = MAPPED[p.type] ?? [];
+  const x = Object.fromEntries(Object.entries(p).filter(([k]) => !keep.includes(k)));
+  return Object.keys(x).length > 0 ? x : undefined;
+}
+
 function toSdk(m, calls) {
   if (args.wrap) return m.parts[0].data;
   const blocks = [];
   m.parts.forEach((p, i) => {
+    const before = blocks.length;
+    if (fault === "dropstep" && p.type === "step") return;
+    addBlock(p, i);
+    const x = extraOf(p);
+    if (x !== undefined && blocks.length > before) blocks[blocks.length - 1].x = x;
+  });
+  function addBlock(p, i) {
     switch (p.type) {
       case "text": blocks.push({ t: "txt", body: p.text }); break;
       case "reasoning": if (fault !== "lossy") blocks.push({ t: "think", body: p.text }); break;
@@ -110,7 +140,7 @@ function toSdk(m, calls) {
       case "data": blocks.push({ t: "blob", name: p.name, value: p.data }); break;
       default: throw new Error(`chatlet has no block for canonical part type ${JSON.stringify(p.type)} (parts[${i}])`);
     }
-  });
+  }
   const n = { uid: m.id, from: SENDERS[m.role], blocks };
   if ("metadata" in m) n.meta = m.metadata;
   return n;
@@ -125,7 +155,8 @@ async function handle(req) {
     return answer(id, {
       protocolVersion: 1,
       adapter: { name: args.wrap ? "wrap" : "chatlet", format: args.wrap ? "wrap-v1" : "chatlet-v1", sdk: "chatlet", version: "0.1.0" },
-      capabilities: { converter: true, streamStore: false, runRegistry: false, ...(args.history ? { converterHistory: true } : {}) },
+      capabilities: { converter: true, streamStore: false, runRegistry: false, ...(args.history ? { converterHistory: true } : {}),
+        parts: ["text", "reasoning", "file", "tool-call", "tool-result", "data", "step"] },
     });
   }
   if (method === "shutdown") return answer(id, null);
