@@ -59,6 +59,8 @@ back must equal the fixture (the native round trip): every dropped, added or
 changed field fails the message, with its JSON Pointer, except what
 bsadapter.json's roundTrip.ignore or --ignore covers. A native message with
 content whose canonical form has no parts fails (a hollow conversion).
+A .json file holding {"conversation": [...]} is a conversation: over a bridge
+that declares converterHistory, its messages are converted together.
 
 With --generate N, no fixtures are read: N canonical messages are built from
 the schema (the part types the bridge declares in capabilities.parts, else
