@@ -51,7 +51,7 @@ func TestCheckFixturesNativeIgnores(t *testing.T) {
 
 	writeCfg(`,"roundTrip":{"ignore":[{"path":"/meta","reason":"chatlet does not store meta"}]}`)
 	code, out, _ = run("-v")
-	if code != 0 || !strings.Contains(out, "chatlet does not store meta") {
+	if code != 0 || !strings.Contains(out, "(/meta in bsadapter.json): chatlet does not store meta") {
 		t.Errorf("roundTrip.ignore: exit %d:\n%s", code, out)
 	}
 }
