@@ -181,7 +181,7 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 			if cfg != nil && len(args) == 0 {
 				hint = "the path comes from " + cfg.Path
 			}
-			return envErr(fmt.Errorf("fixture path %s does not exist", p), hint)
+			return envErr(fixtures.PathError(p, err), hint)
 		}
 	}
 
