@@ -31,10 +31,9 @@ const ProtocolVersion = 1
 
 // Defaults applied when Options leaves a field zero.
 const (
-	DefaultTimeout      = 30 * time.Second
-	DefaultStartTimeout = 60 * time.Second
-	DefaultJobs         = 8
-	DefaultStderrLines  = 20
+	DefaultTimeout     = 30 * time.Second
+	DefaultJobs        = 8
+	DefaultStderrLines = 20
 	// MaxLine is the longest stdout line the client accepts. The protocol
 	// says neither side may assume a limit below 64 MiB.
 	MaxLine = 128 << 20
@@ -52,9 +51,10 @@ type Options struct {
 	Jobs          int           // max requests in flight (0 = a sensible default)
 	ClientVersion string        // reported to the bridge in initialize
 	StderrLines   int           // how many last stderr lines to keep for errors (0 = default 20)
-	// StartTimeout bounds the initialize handshake (0 = DefaultStartTimeout
-	// or Timeout, whichever is longer): starting "npx tsx" can take
-	// seconds, longer than a short per-request timeout.
+	// StartTimeout bounds the initialize handshake (0 = Timeout, so that
+	// a --timeout the user gives bounds the start too). Starting "npx tsx"
+	// can take seconds; a caller with a short per-request timeout and a
+	// slow start sets it apart.
 	StartTimeout time.Duration
 }
 
@@ -221,7 +221,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		opts.StderrLines = DefaultStderrLines
 	}
 	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = max(DefaultStartTimeout, opts.Timeout)
+		opts.StartTimeout = opts.Timeout
 	}
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "0.0.0"

@@ -29,10 +29,13 @@ type conformOptions struct {
 	skip     string
 	parallel int
 	timeout  time.Duration
-	format   string
-	verbose  bool
-	bridge   bridgeFlag
-	pg       pgFlags
+	// timeoutSet says --timeout was given (0 is then an error, not the
+	// default).
+	timeoutSet bool
+	format     string
+	verbose    bool
+	bridge     bridgeFlag
+	pg         pgFlags
 
 	bench        bool
 	benchAppends int
@@ -75,6 +78,7 @@ a usage or environment error.`,
 				opts.store = "bridge"
 			}
 			opts.pg.parse(c)
+			opts.timeoutSet = c.Flags().Changed("timeout")
 			return runConform(c.Context(), opts)
 		},
 	}
@@ -112,8 +116,10 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if opts.parallel < 1 {
 		return usageErr("", "--parallel must be at least 1, not %d", opts.parallel)
 	}
-	if opts.timeout < 0 {
-		return usageErr("", "--timeout must not be negative")
+	// --timeout means one thing in every command: a positive limit.
+	// Left out, each case keeps its own.
+	if opts.timeoutSet && opts.timeout <= 0 {
+		return usageErr("e.g. --timeout 30s, or leave it out for each case's own limit", "--timeout must be positive, got %s", opts.timeout)
 	}
 	sel := conform.Options{Suites: opts.suites, Parallel: opts.parallel, Timeout: opts.timeout}
 	for _, re := range []struct {

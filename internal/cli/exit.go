@@ -10,7 +10,7 @@ const (
 	ExitOK          = 0   // success
 	ExitFailed      = 1   // the checks ran and something failed
 	ExitUsage       = 2   // usage or environment error
-	ExitInterrupted = 130 // interrupted (Ctrl-C, SIGTERM)
+	ExitInterrupted = 130 // interrupted (Ctrl-C, SIGTERM, SIGHUP)
 )
 
 // ExitError carries an exit code and an optional hint up to Main, which
@@ -67,7 +67,8 @@ const exitCodesHelp = `bsadapter uses the same exit codes for every command and 
        conformance case, a snapshot that no longer matches)
   2    usage or environment error: a bad flag or argument, an unreadable
        file, a bridge that would not start, no PostgreSQL to be had
-  130  interrupted (Ctrl-C or SIGTERM); everything started was cleaned up
+  130  interrupted (Ctrl-C, SIGTERM or SIGHUP); everything started was
+       cleaned up
 
 Errors are printed once, on stderr, as "bsadapter: <what went wrong>",
 followed by a hint line when the fix is known.

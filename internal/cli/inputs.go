@@ -128,6 +128,7 @@ type pgFlags struct {
 	image    string
 	given    string // the first of them given on the command line, if any
 	progress *pgProgress
+	dsnGiven bool // --dsn was on the command line, even as --dsn ""
 }
 
 // addPGFlags adds --pg, --dsn and --pg-image to cmd.
@@ -144,6 +145,7 @@ func (f *pgFlags) parse(cmd *cobra.Command) {
 			f.given = name
 		}
 	}
+	f.dsnGiven = cmd.Flags().Changed("dsn")
 }
 
 // options checks the flags and turns them into pgserver options; the DSN
@@ -155,6 +157,12 @@ func (f *pgFlags) options(app *App) (pgserver.Options, error) {
 	}
 	if !valid {
 		return pgserver.Options{}, usageErr("", "--pg %q is not one of %s", f.strategy, strings.Join(pgserver.Strategies, ", "))
+	}
+	// --dsn "" is most often an unset variable ("--dsn $DATABASE_URL"):
+	// quietly starting a throwaway server instead would test a database
+	// nobody meant.
+	if f.dsnGiven && strings.TrimSpace(f.dsn) == "" {
+		return pgserver.Options{}, usageErr("is the variable you meant to pass set? Drop --dsn to let bsadapter start a server of its own", "--dsn is empty")
 	}
 	dsn := app.dsnOr(f.dsn)
 	if f.strategy == "dsn" && dsn == "" {

@@ -27,7 +27,10 @@ func Main(args []string, stdio Stdio) int {
 	}
 	app := &App{Stdio: stdio, Style: Style{On: stdio.Color(stdio.OutTTY)}, ErrStyle: Style{On: stdio.Color(stdio.ErrTTY)}}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal or a dropped ssh session (SIGHUP) is an
+	// interruption like Ctrl-C and SIGTERM: what bsadapter started is
+	// stopped and removed before it exits with 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	root := NewRootCmd(app)
