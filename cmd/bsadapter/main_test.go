@@ -5,7 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bsadapter/bsadapter/internal/cli"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,6 +30,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: false,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
+			"gone":  cmdGone,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Start every script from a neutral environment: no colors
@@ -64,4 +68,41 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdGone checks that the process whose pid is in each named file has
+// ended (within 5 s): "gone bridge.pid" after a run proves it left no
+// bridge behind. A zombie (ended, not yet reaped by init) counts as gone.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: gone PIDFILE...")
+	}
+	for _, f := range args {
+		pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(f)))
+		if err != nil {
+			ts.Fatalf("gone: %s holds no pid: %v", f, err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for running(pid) {
+			if time.Now().After(deadline) {
+				ts.Fatalf("process %d (from %s) is still running", pid, f)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// running says whether pid is a live process.
+func running(pid int) bool {
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		// "pid (comm) STATE ...": Z is a zombie, X is dead.
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
+			return stat[i+2] != 'Z' && stat[i+2] != 'X'
+		}
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil
 }

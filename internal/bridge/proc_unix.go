@@ -8,9 +8,11 @@ import (
 	"syscall"
 )
 
-// setProcessGroup makes the bridge the leader of a new process group.
+// setProcessGroup makes the bridge the leader of a new process group and,
+// where the system allows, has it die with bsadapter.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // killProcessGroup kills the bridge's whole group: the bridge and every
