@@ -526,10 +526,13 @@ func (l *local) initdb(ctx context.Context, data string) error {
 	return nil
 }
 
-// runCmd runs cmd and stops its process group when ctx ends first: with
-// SIGTERM, so that initdb and its single-user backend remove their shared
-// memory (a SIGKILL would leave it in /dev/shm and in the System V table),
-// then with SIGKILL if they do not exit.
+// runCmd runs cmd and stops it when ctx ends first: SIGTERM to initdb
+// alone, which then ends its current step, closes the bootstrap backend's
+// input and removes the folder; the backend, left to see the end of its
+// input, removes its shared memory as it exits. A signal to the backend
+// itself (the whole group) can kill it between creating its segments and
+// registering their removal, which leaves them in /dev/shm and in the
+// System V table. Whatever is still running after a few seconds is killed.
 func runCmd(ctx context.Context, cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
@@ -540,7 +543,7 @@ func runCmd(ctx context.Context, cmd *exec.Cmd) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
