@@ -262,6 +262,13 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 	if err != nil {
 		return envErr(err, "")
 	}
+	// A bridge that stopped working left the later messages unchecked:
+	// the run broke (exit 2, as in conform), whatever the report says
+	// about the messages before it.
+	if rep.BridgeError != "" {
+		return &ExitError{Code: ExitUsage, Err: errors.New("the bridge stopped working during the run, so the messages after it could not be checked"),
+			Hint: "run the bridge command on its own to see why it stops; the report above has its last stderr lines"}
+	}
 	if !rep.OK() {
 		return failed("")
 	}

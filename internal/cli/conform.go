@@ -62,7 +62,8 @@ are reported as skipped, with the reason). Each case has a stable ID and the
 rule it checks: 'bsadapter conform --list' prints them all.
 
 Exit status: 0 when every case that ran passed, 1 when a case failed, 2 for
-a usage or environment error.`,
+a usage or environment error, including a bridge that dies mid-run (the
+cases it left are reported as not run).`,
 		Example: `  bsadapter conform
   bsadapter conform --store memory --suite streams
   bsadapter conform --store bridge --bridge 'npx tsx bsadapter.bridge.ts'
@@ -180,8 +181,8 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if err := writeReport(app, opts, rep); err != nil {
 		return err
 	}
-	// A bridge that died mid-run failed every later case for one reason:
-	// that is an environment error, said once.
+	// A bridge that died mid-run left the later cases unrun (marked so in
+	// the report): an environment error, said once.
 	if f, ok := store.(interface{ Fatal() error }); ok && f.Fatal() != nil {
 		return envErr(fmt.Errorf("the bridge stopped working during the run, so the cases after it could not run: %w", f.Fatal()),
 			"run the bridge command on its own to see why it stops; its last stderr lines are above")
@@ -307,6 +308,8 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 			}
 		case conform.Skipped:
 			fmt.Fprintf(w, "%s %s: %s\n", st.Yellow(r.Outcome.Mark()), r.ID, r.Reason)
+		case conform.NotRun:
+			fmt.Fprintf(w, "%s %s\n", st.Yellow(r.Outcome.Mark()), r.ID)
 		default:
 			if verbose {
 				fmt.Fprintf(w, "%s   %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim("("+fmtDur(r.Elapsed)+")"))
@@ -314,7 +317,7 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 		}
 	}
 	word := st.Green(conform.Pass.Mark())
-	if rep.Count(conform.Fail) > 0 {
+	if rep.Count(conform.Fail) > 0 || rep.Count(conform.NotRun) > 0 {
 		word = st.Red(conform.Fail.Mark())
 	}
 	_, err := fmt.Fprintf(w, "%s %s\n", word, conform.Summary(rep))

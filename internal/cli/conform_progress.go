@@ -39,7 +39,7 @@ func plainProgress(app *App) func(conform.Event) {
 			fmt.Fprintf(app.Err, "%s %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
 		case conform.Fail:
 			fmt.Fprintf(app.Err, "%s %s %s\n", st.Red(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
-		case conform.Skipped:
+		case conform.Skipped, conform.NotRun:
 			fmt.Fprintf(app.Err, "%s %s\n", st.Yellow(r.Outcome.Mark()), r.ID)
 		}
 	}

@@ -27,6 +27,9 @@ type DocumentSummary struct {
 	Passed  int `json:"passed"`
 	Failed  int `json:"failed"`
 	Skipped int `json:"skipped"`
+	// NotRun counts the cases a broken store (a bridge that died) left
+	// unrun.
+	NotRun int `json:"notRun"`
 }
 
 // DocumentResult is one case's result with its duration.
@@ -42,14 +45,19 @@ func (r *Report) Document() Document {
 		results[i] = DocumentResult{res, ms(res.Elapsed.Seconds())}
 	}
 	return Document{ReportSchemaVersion, r.Store, ms(r.Elapsed.Seconds()),
-		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped)}, results}
+		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results}
 }
 
 func ms(sec float64) float64 { return float64(int64(sec*1e6)) / 1e3 }
 
 // JUnit returns the report as JUnit, one test suite per suite.
 func (r *Report) JUnit() *report.JUnit {
-	j := &report.JUnit{Name: "bsadapter conform " + r.Store, Timed: true, Time: r.Elapsed, Counters: report.CountSkipped}
+	counters := report.CountSkipped
+	if r.Count(NotRun) > 0 {
+		// Unrun cases are JUnit errors: the run broke, not the case.
+		counters |= report.CountErrors
+	}
+	j := &report.JUnit{Name: "bsadapter conform " + r.Store, Timed: true, Time: r.Elapsed, Counters: counters}
 	for _, res := range r.Results {
 		c := report.JUnitCase{Name: res.ID, Classname: "conform." + res.Suite, Time: res.Elapsed}
 		switch res.Outcome {
@@ -57,6 +65,8 @@ func (r *Report) JUnit() *report.JUnit {
 			c.Failure = &report.JUnitMessage{Message: res.Rule, Body: FailureText(res)}
 		case Skipped:
 			c.Skipped = &report.JUnitMessage{Message: res.Reason}
+		case NotRun:
+			c.Error = &report.JUnitMessage{Message: "not run", Body: res.Reason}
 		}
 		j.AddCase(res.Suite, c)
 	}
@@ -92,6 +102,10 @@ func (r *Report) Annotations() []report.Annotation {
 
 // Summary is the report's one-line summary.
 func Summary(r *Report) string {
-	return fmt.Sprintf("%d cases against %s: %d passed, %d failed, %d skipped in %.2fs",
-		len(r.Results), r.Store, r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Elapsed.Seconds())
+	notRun := ""
+	if n := r.Count(NotRun); n > 0 {
+		notRun = fmt.Sprintf(", %d not run", n)
+	}
+	return fmt.Sprintf("%d cases against %s: %d passed, %d failed, %d skipped%s in %.2fs",
+		len(r.Results), r.Store, r.Count(Pass), r.Count(Fail), r.Count(Skipped), notRun, r.Elapsed.Seconds())
 }

@@ -66,7 +66,8 @@ func TestReportForms(t *testing.T) {
     "total": 3,
     "passed": 1,
     "failed": 1,
-    "skipped": 1
+    "skipped": 1,
+    "notRun": 0
   }`, `"elapsedMs": 2000`} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("json lacks %s:\n%s", s, b.String())

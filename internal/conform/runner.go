@@ -23,6 +23,7 @@ const (
 	Pass    = report.Passed
 	Fail    = report.Failed
 	Skipped = report.Skipped
+	NotRun  = report.NotRun
 )
 
 // Result is the outcome of one case against one store.
@@ -34,7 +35,7 @@ type Result struct {
 	Elapsed time.Duration `json:"-"`
 	// Failures lists every failed expectation (empty unless Outcome is Fail).
 	Failures []Failure `json:"failures,omitempty"`
-	// Reason says why a case was skipped.
+	// Reason says why a case was skipped or not run.
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -186,6 +187,12 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 			} else {
 				res = runCase(ctx, store, c, opts.Timeout)
 			}
+			if err := brokenStore(store); err != nil && res.Outcome == Fail {
+				// The store (a bridge) stopped working: this case and the
+				// ones after it say nothing about the store's behaviour.
+				res.Outcome, res.Failures = NotRun, nil
+				res.Reason = "the store stopped working during the run: " + err.Error()
+			}
 			if ctx.Err() != nil {
 				// Interrupted: the case did not fail, it was stopped.
 				return
@@ -287,4 +294,14 @@ func failures(err error) []Failure {
 		f.What, f.Expected, f.Actual = m.What, m.Expected, m.Actual
 	}
 	return []Failure{f}
+}
+
+// brokenStore returns the fault that left the store unusable during the
+// run (a bridge that exited or broke the protocol), or nil. A store that
+// cannot break does not implement Fatal.
+func brokenStore(store Store) error {
+	if f, ok := store.(interface{ Fatal() error }); ok {
+		return f.Fatal()
+	}
+	return nil
 }

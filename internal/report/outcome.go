@@ -2,7 +2,7 @@ package report
 
 // Outcome is the result of one checked thing (a fixture message, a
 // conformance case). Both check-fixtures and conform use these words, in
-// JSON documents ("passed", "failed", "skipped") and in the counts of
+// JSON documents ("passed", "failed", "skipped", "not run") and in the counts of
 // their summaries ("3 passed, 1 failed").
 type Outcome string
 
@@ -11,6 +11,11 @@ const (
 	Passed  Outcome = "passed"
 	Failed  Outcome = "failed"
 	Skipped Outcome = "skipped"
+	// NotRun is a case the run could not get to: the store it runs on
+	// (a bridge) stopped working before or while it ran. It is neither a
+	// pass nor a failure of the case, and the run as a whole is an
+	// environment error.
+	NotRun Outcome = "not run"
 )
 
 // Mark is the outcome's marker at the start of a text line, as go test
@@ -24,6 +29,8 @@ func (o Outcome) Mark() string {
 		return "FAIL"
 	case Skipped:
 		return "SKIP"
+	case NotRun:
+		return "NOT RUN"
 	}
 	return string(o)
 }
