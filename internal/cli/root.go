@@ -82,9 +82,12 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 		SilenceErrors:     true,
 		DisableAutoGenTag: true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+		// --version prints what "bsadapter version" prints.
+		Version: versionLine(Build()),
 		// Checks every command's --format before it runs.
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkFormat(c) },
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(app.In)
 	root.SetOut(app.Out)
 	root.SetErr(app.Err)

@@ -96,10 +96,14 @@ func runVersion(ctx context.Context, opts *versionOptions) error {
 		v.Postgres = pg
 		return report.WriteJSON(app.Out, v)
 	}
-	if _, err := fmt.Fprintf(app.Out, "bsadapter %s (commit %s, built %s, %s, %s)\n", bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform); err != nil {
+	if _, err := fmt.Fprintln(app.Out, versionLine(bi)); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(app.Out, describeChoice(pg))
+	if err == nil && bi.Commit == "unknown" {
+		// Said on stderr: stdout stays what scripts parse.
+		fmt.Fprintln(app.Err, noCommitNote)
+	}
 	return err
 }
 
@@ -118,3 +122,15 @@ func describeChoice(c pgserver.Choice) string {
 	}
 	return s
 }
+
+// versionLine is the line "bsadapter version" and "bsadapter --version"
+// print.
+func versionLine(bi BuildInfo) string {
+	return fmt.Sprintf("bsadapter %s (commit %s, built %s, %s, %s)", bi.Version, bi.Commit, bi.Date, bi.GoVersion, bi.Platform)
+}
+
+// noCommitNote explains a build without a commit: Go records the commit
+// only for "go build" or "go install" in a git clone (not a "git worktree"
+// checkout, and not "go run"), and not at all with -buildvcs=false, which
+// GOFLAGS may set.
+const noCommitNote = "note: this build did not record its commit; build it in a git clone with 'go build -buildvcs=true ./cmd/bsadapter' (go run, git worktrees and GOFLAGS=-buildvcs=false record none)"
