@@ -262,7 +262,7 @@ func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func()
 
 func pgHint(srv *pgserver.Server) string {
 	if srv.Strategy() == "dsn" {
-		return "the role in --dsn needs CREATEDB, and the blocks must install there (try 'bsadapter blocks install')"
+		return "the role in --dsn must be a superuser, or have CREATEDB and CREATEROLE (the blocks create roles on plain PostgreSQL), and the blocks must install there (try 'bsadapter blocks install')"
 	}
 	return "run 'bsadapter blocks install --help' to check the embedded blocks"
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -165,6 +166,9 @@ func (f *pgFlags) options(app *App) (pgserver.Options, error) {
 		return pgserver.Options{}, usageErr("is the variable you meant to pass set? Drop --dsn to let bsadapter start a server of its own", "--dsn is empty")
 	}
 	dsn := app.dsnOr(f.dsn)
+	if err := checkDSN(dsn); err != nil {
+		return pgserver.Options{}, err
+	}
 	if f.strategy == "dsn" && dsn == "" {
 		return pgserver.Options{}, usageErr("pass --dsn postgres://user@host/db or set BSADAPTER_DSN", "--pg dsn needs a connection string")
 	}
@@ -193,6 +197,9 @@ func (f *pgFlags) startPG(ctx context.Context, app *App) (*pgserver.Server, erro
 		switch {
 		case errors.As(err, &none):
 			hint = "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), start Docker, or pass --dsn URL"
+		case opts.DSN != "" && notPostgres(err):
+			err = fmt.Errorf("the server of the DSN answered, but not in PostgreSQL's protocol: another service (an HTTP server?) listens at that host and port (%w)", err)
+			hint = "check the host and port in --dsn (or BSADAPTER_DSN): PostgreSQL listens on 5432 unless told otherwise"
 		case opts.Strategy == "docker" || strings.HasPrefix(err.Error(), "pgserver: docker:"):
 			// The error says what the engine or the container did.
 			hint = "pass another image with --pg-image, or use --pg local, --pg npm or --dsn URL"
@@ -205,4 +212,42 @@ func (f *pgFlags) startPG(ctx context.Context, app *App) (*pgserver.Server, erro
 		return nil, envErr(err, hint)
 	}
 	return s, nil
+}
+
+// checkDSN refuses a connection string that is a URL of another kind
+// (mysql://, http://, ...): pgx would fail on it with a message about
+// keyword/value syntax, showing the URL half-masked. Keyword/value strings
+// (host=... user=...) and postgres:// URLs pass; the server judges them.
+func checkDSN(dsn string) error {
+	i := strings.Index(dsn, "://")
+	if i <= 0 {
+		return nil
+	}
+	scheme := strings.ToLower(dsn[:i])
+	if scheme == "postgres" || scheme == "postgresql" {
+		return nil
+	}
+	for _, c := range scheme {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return nil // not a URL scheme: let the parser explain
+		}
+	}
+	what := "a " + scheme + ":// URL"
+	switch scheme {
+	case "http", "https":
+		what = "an " + scheme + ":// URL (a web address)"
+	case "mysql", "mariadb", "sqlserver", "mssql", "mongodb", "mongodb+srv", "redis", "sqlite", "sqlite3":
+		what = "a " + scheme + ":// URL, a connection string of another database"
+	}
+	return usageErr("bsadapter needs PostgreSQL: postgres://user:password@host:5432/database (a Supabase project's is under Project Settings, Database)",
+		"--dsn (or BSADAPTER_DSN) is %s, not a PostgreSQL connection string", what)
+}
+
+// notPostgres says whether a connection failed because what answered at
+// the address does not speak PostgreSQL's protocol: pgx then reads the
+// other side's first bytes ("HTTP/1.1 ...") as a message length.
+func notPostgres(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "invalid body length") || strings.Contains(msg, "unexpected message type") ||
+		strings.Contains(msg, "received unexpected message")
 }

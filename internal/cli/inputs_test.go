@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"testing"
 )
@@ -71,5 +73,59 @@ func TestEmptyBridgeIsAUsageErrorEverywhere(t *testing.T) {
 	}
 	if seen != len(extra) {
 		t.Errorf("%d commands have --bridge, the test knows %d", seen, len(extra))
+	}
+}
+
+// TestDSNNotPostgres: a URL of another kind is refused before any
+// connection, without showing its password; a server that answers in
+// another protocol (HTTP) is said to be one.
+func TestDSNNotPostgres(t *testing.T) {
+	app := &App{Stdio: Stdio{Env: func(string) (string, bool) { return "", false }}}
+	for dsn, want := range map[string]string{
+		"mysql://u:secret@db.example:3306/x": "--dsn (or BSADAPTER_DSN) is a mysql:// URL, a connection string of another database, not a PostgreSQL connection string",
+		"https://example.com/db":             "--dsn (or BSADAPTER_DSN) is an https:// URL (a web address), not a PostgreSQL connection string",
+	} {
+		f := pgFlags{strategy: "auto", dsn: dsn, dsnGiven: true}
+		_, err := f.options(app)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", dsn, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: the error shows the password: %v", dsn, err)
+		}
+	}
+	for _, dsn := range []string{"postgres://u@h/db", "postgresql://u@h/db", "host=h user=u dbname=db"} {
+		f := pgFlags{strategy: "auto", dsn: dsn, dsnGiven: true}
+		if _, err := f.options(app); err != nil {
+			t.Errorf("%s: %v", dsn, err)
+		}
+	}
+
+	// A real TCP server that answers like a web server does to bytes it
+	// cannot parse.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	f := pgFlags{strategy: "auto", dsn: "postgres://u@" + ln.Addr().String() + "/db?sslmode=disable&connect_timeout=5", dsnGiven: true}
+	_, err = f.startPG(context.Background(), app)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "not in PostgreSQL's protocol") || !strings.Contains(ee.Hint, "check the host and port") {
+		hint := ""
+		if ee != nil {
+			hint = ee.Hint
+		}
+		t.Errorf("HTTP server as DSN: %v (hint %q)", err, hint)
 	}
 }
