@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
@@ -224,7 +225,12 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 		}
 		genParts, genSource = cfg.RoundTrip.Parts, "roundTrip.parts in bsadapter.json"
 	}
+	var checked atomic.Int64
+	stop := heartbeat(app, app.Err, "check-fixtures", func() string {
+		return fmt.Sprintf("%d messages checked", checked.Load())
+	})
 	rep, err := fixtures.Run(ctx, fixtures.Options{
+		Checked:      &checked,
 		Paths:        paths,
 		WorkDir:      ws.dir,
 		Bridge:       client,
@@ -241,6 +247,7 @@ func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
 		GenerateParts:       genParts,
 		GeneratePartsSource: genSource,
 	})
+	stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

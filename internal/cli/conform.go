@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -172,8 +173,23 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 			return err
 		}
 	} else {
-		sel.OnEvent = plainProgress(app)
+		errw := &syncWriter{w: app.Err}
+		var done, running atomic.Int64
+		plain := plainProgress(app, errw)
+		sel.OnEvent = func(e conform.Event) {
+			if e.Done {
+				done.Add(1)
+				running.Add(-1)
+			} else {
+				running.Add(1)
+			}
+			plain(e)
+		}
+		stop := heartbeat(app, errw, "conform", func() string {
+			return fmt.Sprintf("%d of %d cases done, %d running", done.Load(), len(cases), running.Load())
+		})
 		rep = conform.Run(ctx, store, cases, sel)
+		stop()
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()

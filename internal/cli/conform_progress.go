@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ func liveView(app *App) bool {
 
 // plainProgress prints one line on stderr per finished case: the view for
 // logs and pipes.
-func plainProgress(app *App) func(conform.Event) {
+func plainProgress(app *App, w io.Writer) func(conform.Event) {
 	st := app.ErrStyle
 	return func(e conform.Event) {
 		if !e.Done {
@@ -36,11 +37,11 @@ func plainProgress(app *App) func(conform.Event) {
 		r := e.Result
 		switch r.Outcome {
 		case conform.Pass:
-			fmt.Fprintf(app.Err, "%s %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
+			fmt.Fprintf(w, "%s %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
 		case conform.Fail:
-			fmt.Fprintf(app.Err, "%s %s %s\n", st.Red(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
+			fmt.Fprintf(w, "%s %s %s\n", st.Red(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
 		case conform.Skipped, conform.NotRun:
-			fmt.Fprintf(app.Err, "%s %s\n", st.Yellow(r.Outcome.Mark()), r.ID)
+			fmt.Fprintf(w, "%s %s\n", st.Yellow(r.Outcome.Mark()), r.ID)
 		}
 	}
 }
