@@ -20,6 +20,7 @@ type newOptions struct {
 	name      string // NAME, "" when not given
 	sdks      []string
 	msgFormat string
+	pkgName   string
 	preset    string
 	contracts string
 	builder   bool
@@ -79,6 +80,7 @@ edited in place.`,
 	f := cmd.Flags()
 	f.StringSliceVar(&opts.sdks, "sdk", nil, "the SDK's npm package(s), an optional peer (comma-separated or repeated)")
 	f.StringVar(&opts.msgFormat, "message-format", "", "the message format name stored beside native messages (default NAME-v1)")
+	f.StringVar(&opts.pkgName, "package-name", "", "the npm package name of a standalone adapter (default "+scaffold.PackagePrefix+"NAME)")
 	f.StringVar(&opts.preset, "preset", "", "converters: generic or langchain (default langchain for NAME langchain, else generic)")
 	f.StringVar(&opts.contracts, "contracts", strings.Join(scaffold.AllContracts, ","), "what the adapter implements: chat, streams, workflows (comma-separated)")
 	f.BoolVar(&opts.builder, "builder", false, "with workflows: add a workflow builder runtime (step, sleep, approval)")
@@ -162,6 +164,9 @@ func runNew(_ context.Context, opts *newOptions) error {
 			o.Placement = scaffold.PlacementSubpath
 		}
 	}
+	if opts.pkgName != "" && o.Placement == scaffold.PlacementSubpath {
+		return usageErr("drop --package-name: a subpath is exported as better-supabase/NAME", "--package-name applies only to --placement package")
+	}
 	switch o.Placement {
 	case scaffold.PlacementSubpath:
 		if !inCheckout {
@@ -170,6 +175,7 @@ func runNew(_ context.Context, opts *newOptions) error {
 		}
 		o.Dir = checkout
 	case scaffold.PlacementPackage:
+		o.PackageName = opts.pkgName
 		o.Dir = base
 		if opts.dir == "" {
 			o.Dir = filepath.Join(wd, o.Name)
@@ -196,6 +202,12 @@ func runNew(_ context.Context, opts *newOptions) error {
 		var nf *scaffold.NotAFolderError
 		if errors.As(err, &nf) {
 			return usageErr("choose another --dir", "%s", nf.Error())
+		}
+		if strings.Contains(err.Error(), "path escapes from parent") {
+			// os.Root refuses a link that leads out of the target: say so
+			// in words.
+			return usageErr("remove the link, or choose another --dir",
+				"a symbolic link in %s leads out of it, and bsadapter writes only inside the target folder (%v)", displayRoot(plan.Root), err)
 		}
 		return envErr(err, "")
 	}

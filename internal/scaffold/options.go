@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Placement values: a standalone npm package, or a subpath inside a
@@ -59,7 +60,17 @@ type Options struct {
 	// Dir is the folder written into: the adapter's folder for a package,
 	// the checkout's top folder for a subpath.
 	Dir string
+	// PackageName is the npm package of a standalone adapter (default
+	// PackagePrefix+Name). The adapter's name alone would often be the
+	// SDK's own package ("langchain"), which npm refuses to install into
+	// a package of the same name and which is taken on the registry.
+	PackageName string
 }
+
+// PackagePrefix starts the default package name of a standalone adapter,
+// after the ecosystem's habit for plugins (eslint-plugin-*, babel-plugin-*):
+// no SDK's package is named like it.
+const PackagePrefix = "better-supabase-adapter-"
 
 // Has reports whether the options include a contract.
 func (o *Options) Has(contract string) bool { return slices.Contains(o.Contracts, contract) }
@@ -102,6 +113,41 @@ func ValidateName(name string) error {
 		return bad("is not lowercase kebab-case (a-z, 0-9 and single dashes, starting with a letter)", fixWith(suggest))
 	case slices.Contains(Reserved, name):
 		return bad(fmt.Sprintf("is already a better-supabase subpath (better-supabase/%s)", name), fmt.Sprintf("pick a name of your own, such as %q", name+"-adapter"))
+	case slices.Contains(nodeBuiltins, name):
+		return bad(fmt.Sprintf("is a Node.js built-in module (node:%s): an import of it would never reach the adapter", name), fmt.Sprintf("pick a name of your own, such as %q", name+"-adapter"))
+	case windowsReserved(name):
+		return bad("is a reserved device name on Windows: a folder or file named so cannot be created there", fmt.Sprintf("pick a name of your own, such as %q", name+"-adapter"))
+	}
+	return nil
+}
+
+// nodeBuiltins are Node.js's built-in modules whose names are valid
+// adapter names (the others hold an underscore or a slash).
+var nodeBuiltins = []string{
+	"assert", "buffer", "cluster", "console", "constants", "crypto", "dgram", "dns", "domain",
+	"events", "fs", "http", "http2", "https", "inspector", "module", "net", "os", "path",
+	"process", "punycode", "querystring", "readline", "repl", "sea", "sqlite", "stream", "sys",
+	"test", "timers", "tls", "tty", "url", "util", "v8", "vm", "wasi", "zlib",
+}
+
+// windowsReserved says whether name is one of the device names Windows
+// reserves in every folder (CON, PRN, AUX, NUL, COM0-9, LPT0-9).
+func windowsReserved(name string) bool {
+	switch name {
+	case "con", "prn", "aux", "nul":
+		return true
+	}
+	return len(name) == 4 && (strings.HasPrefix(name, "com") || strings.HasPrefix(name, "lpt")) && name[3] >= '0' && name[3] <= '9'
+}
+
+// ValidatePackageName checks a --package-name.
+func ValidatePackageName(pkg string) error {
+	if len(pkg) > 214 || !npmName.MatchString(pkg) {
+		return &OptionError{Flag: "--package-name", Value: pkg, Msg: "is not an npm package name", Fix: "use lowercase letters, digits, dashes and dots, optionally with a scope: @you/my-adapter"}
+	}
+	base := pkg[strings.LastIndexByte(pkg, '/')+1:]
+	if !strings.HasPrefix(pkg, "@") && (slices.Contains(nodeBuiltins, base) || windowsReserved(base)) {
+		return &OptionError{Flag: "--package-name", Value: pkg, Msg: "is a Node.js built-in module or a name Windows reserves", Fix: "use " + PackagePrefix + "NAME or a scoped name"}
 	}
 	return nil
 }
@@ -131,6 +177,16 @@ func Suggest(s string) string {
 			dash = false
 		case (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'):
 			b.WriteRune(r)
+			dash = false
+		case unicode.IsLetter(r):
+			// "café" is "cafe", not "caf": a letter is spelt in ASCII
+			// when it can be, and a name with letters that cannot gets
+			// no suggestion rather than a mangled one.
+			ascii, ok := asciiLetter(unicode.ToLower(r))
+			if !ok {
+				return ""
+			}
+			b.WriteString(ascii)
 			dash = false
 		default:
 			if b.Len() > 0 && !dash {
@@ -194,6 +250,17 @@ func (o *Options) Complete() error {
 	// An SDK named twice is one peer: listing it twice would write the same
 	// key twice into package.json.
 	o.SDKs = dedupe(o.SDKs)
+	if o.PackageName == "" {
+		o.PackageName = PackagePrefix + o.Name
+	}
+	if err := ValidatePackageName(o.PackageName); err != nil {
+		return err
+	}
+	for _, sdk := range o.SDKs {
+		if sdk == o.PackageName {
+			return &OptionError{Flag: "--package-name", Value: o.PackageName, Msg: "is the SDK's own package: npm refuses to install a package into one of the same name", Fix: "use " + PackagePrefix + o.Name}
+		}
+	}
 	if o.Format == "" {
 		o.Format = o.Name + "-v1"
 	}
@@ -238,4 +305,22 @@ func dedupe(list []string) []string {
 		}
 	}
 	return out
+}
+
+// latin spells the accented Latin letters in ASCII.
+var latin = map[rune]string{
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'ā': "a", 'ă': "a", 'ą': "a",
+	'ç': "c", 'ć': "c", 'č': "c", 'ď': "d", 'đ': "d",
+	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ē': "e", 'ė': "e", 'ę': "e", 'ě': "e",
+	'ğ': "g", 'ì': "i", 'í': "i", 'î': "i", 'ï': "i", 'ī': "i", 'į': "i", 'ı': "i",
+	'ł': "l", 'ľ': "l", 'ñ': "n", 'ń': "n", 'ň': "n",
+	'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'ō': "o", 'ő': "o",
+	'ř': "r", 'ś': "s", 'š': "s", 'ş': "s", 'ß': "ss", 'ť': "t", 'ţ': "t",
+	'ù': "u", 'ú': "u", 'û': "u", 'ü': "u", 'ū': "u", 'ů': "u", 'ű': "u", 'ų': "u",
+	'ý': "y", 'ÿ': "y", 'ź': "z", 'ż': "z", 'ž': "z", 'æ': "ae", 'œ': "oe", 'þ': "th", 'ð': "d",
+}
+
+func asciiLetter(r rune) (string, bool) {
+	s, ok := latin[r]
+	return s, ok
 }

@@ -54,6 +54,7 @@ func layoutFor(o *Options) layout {
 // data is what the templates see.
 type data struct {
 	Name, Format, SDK, Preset, Import string
+	PackageName                       string
 	SDKs                              []string
 	Chat, Streams, Workflows, Builder bool
 	Subpath                           bool
@@ -90,11 +91,11 @@ func Render(o *Options) (*Plan, error) {
 	}
 	l := layoutFor(o)
 	d := data{
-		Name: o.Name, Format: o.Format, SDK: o.SDKs[0], SDKs: o.SDKs, Preset: o.Preset,
+		Name: o.Name, PackageName: o.PackageName, Format: o.Format, SDK: o.SDKs[0], SDKs: o.SDKs, Preset: o.Preset,
 		Chat: o.Has(ContractChat), Streams: o.Has(ContractStreams), Workflows: o.Has(ContractWorkflows),
 		Builder: o.Builder, Subpath: o.Placement == PlacementSubpath,
 		Storage: o.Storage, StorageIdent: strings.ReplaceAll(o.Storage, "-", "_"),
-		Import:           o.Name,
+		Import:           o.PackageName,
 		FixturesFromTest: rel(l.test, l.fixtures),
 		UnknownPartJS:    unknownPart[o.Preset],
 	}
