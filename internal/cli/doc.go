@@ -25,7 +25,7 @@
 //	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
 //	internal/conform
 //	internal/report
-//	internal/bridge internal/pgserver internal/config blocks schemas templates
+//	internal/bridge internal/pgserver internal/config internal/termsetup blocks schemas templates
 //
 // cmd/bsadapter is main alone; internal/cli builds the commands on the
 // packages below it, which return values and errors and never print to a
@@ -47,6 +47,7 @@
 //
 // Terminal libraries (bubbletea, bubbles, lipgloss, the charmbracelet and
 // golang.org/x terminal packages, isatty, termenv, ...) are imported by
-// internal/cli and internal/scaffold/wizard only. layering_test.go reads
+// internal/cli, internal/scaffold/wizard and internal/termsetup (which
+// keeps them from querying the terminal at start) only. layering_test.go reads
 // these lists and checks them against 'go list -deps'.
 package cli

@@ -38,7 +38,7 @@ type layering struct {
 }
 
 // The packages that may know about terminals.
-var terminalAllowed = []string{"internal/cli", "internal/scaffold/wizard"}
+var terminalAllowed = []string{"internal/cli", "internal/scaffold/wizard", "internal/termsetup"}
 
 // terminalLibraries are the import paths (and path prefixes, ending in /)
 // of libraries that drive or detect terminals.

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 
+	// Settles the terminal's background before bubbletea would ask the
+	// terminal for it (and wait 5 s on one that does not answer).
+	_ "github.com/bsadapter/bsadapter/internal/termsetup"
 	"github.com/spf13/cobra"
 )
 
