@@ -107,6 +107,7 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 		newBlocksCmd(app),
 		newSchemaCmd(app),
 		newVersionCmd(app),
+		newDoctorCmd(app),
 	)
 	root.InitDefaultCompletionCmd()
 	strictGroups(root)

@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/config"
+	"github.com/bsadapter/bsadapter/internal/pgserver"
+	"github.com/bsadapter/bsadapter/internal/report"
+	"github.com/spf13/cobra"
+)
+
+type doctorOptions struct {
+	app    *App
+	format string
+	pg     pgFlags
+}
+
+func newDoctorCmd(app *App) *cobra.Command {
+	opts := &doctorOptions{app: app}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check what bsadapter needs on this machine and in this folder",
+		Long: `doctor checks what the other commands need, one line each, ok, warn or fail, with
+the fix: which PostgreSQL 'conform' would use and where it comes from, whether
+Docker answers, the Node.js and npm versions, the nearest bsadapter.json and
+whether its bridge starts and answers initialize, and the cache folder and its
+size. It starts no PostgreSQL server.
+
+Exit status: 0 when nothing failed (warnings included), 1 when a check
+failed, 2 for a usage error.`,
+		Example: `  bsadapter doctor
+  bsadapter doctor --format json
+  bsadapter doctor --dsn "$DATABASE_URL"`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.pg.parse(c)
+			return runDoctor(c.Context(), opts)
+		},
+	}
+	addFormatFlag(cmd, &opts.format, "output format: text or json", "", textJSON...)
+	addPGFlags(cmd, &opts.pg)
+	return cmd
+}
+
+func runDoctor(ctx context.Context, opts *doctorOptions) error {
+	app := opts.app
+	pgOpts, err := opts.pg.options(app)
+	if err != nil {
+		return err
+	}
+	var checks []report.Check
+	add := func(c report.Check) { checks = append(checks, c) }
+
+	add(checkPostgres(ctx, pgOpts))
+	add(checkDocker(ctx, pgOpts))
+	add(checkTool(ctx, "node", 20, "install Node.js 20 or newer (https://nodejs.org); adapters and their bridges run on it"))
+	add(checkTool(ctx, "npm", 0, "install npm (it comes with Node.js); 'npm install' sets up an adapter"))
+	for _, c := range checkConfig(ctx) {
+		add(c)
+	}
+	add(checkCache())
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+
+	failedN := 0
+	for _, c := range checks {
+		if c.Status == report.CheckFail {
+			failedN++
+		}
+	}
+	if opts.format == "json" {
+		if err := report.WriteJSON(app.Out, report.NewDoctor(checks)); err != nil {
+			return envErr(err, "")
+		}
+	} else {
+		st := app.Style
+		for _, c := range checks {
+			mark := st.Green("ok  ")
+			switch c.Status {
+			case report.CheckWarn:
+				mark = st.Yellow("warn")
+			case report.CheckFail:
+				mark = st.Red("fail")
+			}
+			fmt.Fprintf(app.Out, "%s %s: %s\n", mark, c.Name, c.Detail)
+			if c.Fix != "" {
+				fmt.Fprintf(app.Out, "     fix: %s\n", c.Fix)
+			}
+		}
+	}
+	if failedN > 0 {
+		if opts.format == "text" {
+			return failed("")
+		}
+		return failed(fmt.Sprintf("%d doctor checks failed", failedN))
+	}
+	return nil
+}
+
+func checkPostgres(ctx context.Context, opts pgserver.Options) report.Check {
+	c := report.Check{Name: "postgresql"}
+	ch := pgserver.Which(ctx, opts)
+	if ch.Strategy == "" {
+		c.Status, c.Detail = report.CheckFail, "none to be had: "+strings.Join(ch.Tried, "; ")
+		c.Fix = "install PostgreSQL's server binaries (apt-get install postgresql, brew install postgresql@15), install Node.js with npm, start Docker, or pass --dsn URL"
+		return c
+	}
+	c.Status = report.CheckOK
+	c.Detail = "'conform' would use " + ch.Strategy
+	if ch.Version != "" {
+		c.Detail += " (PostgreSQL " + ch.Version + ")"
+	}
+	c.Detail += " from " + ch.Source
+	if !ch.Ready {
+		c.Detail += "; the first run fetches it"
+	}
+	return c
+}
+
+func checkDocker(ctx context.Context, opts pgserver.Options) report.Check {
+	c := report.Check{Name: "docker"}
+	ch := pgserver.Which(ctx, pgserver.Options{Strategy: "docker", Image: opts.Image})
+	if ch.Strategy == "docker" {
+		c.Status, c.Detail = report.CheckOK, "the engine answers: "+ch.Source
+		return c
+	}
+	c.Status, c.Detail = report.CheckWarn, "not reachable: "+strings.TrimPrefix(strings.Join(ch.Tried, "; "), "docker: ")
+	c.Fix = "only needed when no other PostgreSQL is to be had: start Docker, or set DOCKER_HOST"
+	return c
+}
+
+// checkTool runs NAME --version; minMajor > 0 is the oldest major version
+// that will do.
+func checkTool(ctx context.Context, name string, minMajor int, fix string) report.Check {
+	c := report.Check{Name: name}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		c.Status, c.Detail, c.Fix = report.CheckWarn, "not found on PATH", fix
+		return c
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(cctx, path, "--version").Output()
+	if err != nil {
+		c.Status, c.Detail, c.Fix = report.CheckWarn, fmt.Sprintf("%s --version failed: %v", path, err), fix
+		return c
+	}
+	v := strings.TrimSpace(string(out))
+	c.Status, c.Detail = report.CheckOK, v+" ("+path+")"
+	if minMajor > 0 {
+		major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(v, "v"), ".", 2)[0])
+		if major < minMajor {
+			c.Status, c.Fix = report.CheckWarn, fix
+			c.Detail += fmt.Sprintf(": older than %d", minMajor)
+		}
+	}
+	return c
+}
+
+// checkConfig finds the nearest bsadapter.json and, when it names a
+// bridge, starts it and runs the initialize handshake.
+func checkConfig(ctx context.Context) []report.Check {
+	c := report.Check{Name: "bsadapter.json"}
+	wd, err := os.Getwd()
+	if err != nil {
+		c.Status, c.Detail = report.CheckFail, err.Error()
+		return []report.Check{c}
+	}
+	cfg, err := config.Find(wd)
+	switch {
+	case err != nil:
+		c.Status, c.Detail, c.Fix = report.CheckFail, err.Error(), "fix the file; 'bsadapter new' writes a valid one"
+		return []report.Check{c}
+	case cfg == nil:
+		c.Status, c.Detail = report.CheckWarn, "none in "+wd+" or the folders above"
+		c.Fix = "run bsadapter in an adapter's folder, or create an adapter with 'bsadapter new NAME'"
+		return []report.Check{c}
+	}
+	c.Status, c.Detail = report.CheckOK, cfg.Path
+	b := report.Check{Name: "bridge"}
+	if len(cfg.Bridge.Command) == 0 {
+		b.Status, b.Detail = report.CheckWarn, cfg.Path+" names no bridge.command"
+		b.Fix = "add \"bridge\": {\"command\": [...]} to run check-fixtures and conform --store bridge without --bridge"
+		return []report.Check{c, b}
+	}
+	argv := strings.Join(cfg.Bridge.Command, " ")
+	client, err := bridge.Start(ctx, bridge.Options{Command: cfg.Bridge.Command, Dir: filepath.Dir(cfg.Path), ClientVersion: Build().Version})
+	if err != nil {
+		b.Status, b.Detail = report.CheckFail, fmt.Sprintf("%s did not start and answer initialize: %v", argv, err)
+		b.Fix = "run it by hand in " + filepath.Dir(cfg.Path) + " (after 'npm install') to see why; it must answer initialize (see the bridge protocol)"
+		return []report.Check{c, b}
+	}
+	a := client.Adapter()
+	client.Close()
+	b.Status, b.Detail = report.CheckOK, fmt.Sprintf("%s answers initialize (adapter %s, format %s)", argv, a.Name, a.Format)
+	return []report.Check{c, b}
+}
+
+func checkCache() report.Check {
+	c := report.Check{Name: "cache"}
+	dir, err := pgserver.CacheDir()
+	if err != nil {
+		c.Status, c.Detail, c.Fix = report.CheckWarn, "no cache folder: "+err.Error(), "set XDG_CACHE_HOME or HOME; without a cache every conform run builds PostgreSQL's template again"
+		return c
+	}
+	var size int64
+	err = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if info, ierr := d.Info(); ierr == nil && info.Mode().IsRegular() {
+			size += info.Size()
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.Status, c.Detail = report.CheckOK, dir+" (not made yet: the first conform run makes it)"
+	case err != nil:
+		c.Status, c.Detail, c.Fix = report.CheckWarn, fmt.Sprintf("%s cannot be read: %v", dir, err), "make it readable, or delete it (bsadapter makes it again)"
+	default:
+		c.Status, c.Detail = report.CheckOK, fmt.Sprintf("%s, %.1f MiB (delete it to reclaim the space; the next run makes it again)", dir, float64(size)/(1<<20))
+	}
+	return c
+}
