@@ -34,22 +34,37 @@ type BuildInfo struct {
 // (go install records the module version; a checkout build records the VCS
 // revision when it can).
 func Build() BuildInfo {
+	info, _ := debug.ReadBuildInfo()
+	return buildFrom(info)
+}
+
+// buildFrom is Build on the given build info (nil when there is none).
+func buildFrom(info *debug.BuildInfo) BuildInfo {
 	bi := BuildInfo{Version: version, Commit: commit, Date: date, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	if info, ok := debug.ReadBuildInfo(); ok {
+	if info != nil {
 		if bi.Version == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			bi.Version = info.Main.Version
 		}
+		modified := false
+		fromVCS := false
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":
 				if bi.Commit == "" {
-					bi.Commit = s.Value
+					bi.Commit, fromVCS = s.Value, true
 				}
 			case "vcs.time":
 				if bi.Date == "" {
 					bi.Date = s.Value
 				}
+			case "vcs.modified":
+				modified = s.Value == "true"
 			}
+		}
+		if fromVCS && modified {
+			// Built from a checkout with uncommitted changes: the commit
+			// alone would claim more than is true.
+			bi.Commit += "-dirty"
 		}
 	}
 	if bi.Version == "" {
