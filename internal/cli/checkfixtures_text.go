@@ -70,6 +70,9 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 		case res.Status == fixtures.StatusFailed:
 			sep()
 			fmt.Fprintf(&b, "%s %s %s\n%s", p.Red(report.Failed.Mark()), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
+		case res.Status == fixtures.StatusNotRun:
+			sep()
+			fmt.Fprintf(&b, "%s %s %s\n  %s\n", p.Yellow(report.NotRun.Mark()), res.Name, p.Dim("("+res.Pos()+")"), res.Error)
 		case res.Warned():
 			sep()
 			fmt.Fprintf(&b, "%s %s %s\n%s", p.Yellow(report.WarnMark), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
