@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5"
+	"net"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/bridge"
@@ -197,7 +201,7 @@ func (f *pgFlags) startPG(ctx context.Context, app *App) (*pgserver.Server, erro
 		switch {
 		case errors.As(err, &none):
 			hint = "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), start Docker, or pass --dsn URL"
-		case opts.DSN != "" && notPostgres(err):
+		case opts.DSN != "" && (notPostgres(err) || !speaksPostgres(ctx, opts.DSN)):
 			err = fmt.Errorf("the server of the DSN answered, but not in PostgreSQL's protocol: another service (an HTTP server?) listens at that host and port (%w)", err)
 			hint = "check the host and port in --dsn (or BSADAPTER_DSN): PostgreSQL listens on 5432 unless told otherwise"
 		case opts.Strategy == "docker" || strings.HasPrefix(err.Error(), "pgserver: docker:"):
@@ -250,4 +254,37 @@ func notPostgres(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "invalid body length") || strings.Contains(msg, "unexpected message type") ||
 		strings.Contains(msg, "received unexpected message")
+}
+
+// speaksPostgres asks the DSN's server the first question of PostgreSQL's
+// protocol (may we use TLS?), to which a PostgreSQL server answers with
+// one byte, S or N. Anything else, or the connection closed without an
+// answer, is another service (a web server answers "HTTP/1.1 400"). It
+// says true when it cannot tell (no host, nothing listening), leaving the
+// connection error as it is.
+func speaksPostgres(ctx context.Context, dsn string) bool {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil || cfg.Host == "" || strings.HasPrefix(cfg.Host, "/") {
+		return true
+	}
+	d := net.Dialer{Timeout: 3 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+	if err != nil {
+		return true
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(3 * time.Second))
+	// SSLRequest: length 8, code 80877103.
+	if _, err := conn.Write([]byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}); err != nil {
+		return true
+	}
+	var b [1]byte
+	n, err := conn.Read(b[:])
+	if n == 1 {
+		return b[0] == 'S' || b[0] == 'N'
+	}
+	// Closed without a word: not what PostgreSQL does; a timeout says
+	// nothing.
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
