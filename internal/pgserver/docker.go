@@ -99,9 +99,9 @@ func pingEndpoint(ctx context.Context, host string, timeout time.Duration) error
 
 // startDocker runs PostgreSQL in a container, talking to the Docker
 // engine's HTTP API itself (as pingEndpoint does): pull the image when the
-// engine does not have it, create and start a container that publishes
-// 5432 on a loopback port, and wait until PostgreSQL accepts connections.
-// Close removes the container.
+// engine does not have it, then use the kept container of that image and
+// template (startKept), which holds the template prepared and outlives the
+// run. Close drops the run's databases; the container stays.
 func startDocker(ctx context.Context, opts Options) (*Server, error) {
 	if err := pingDocker(ctx, dockerPingTimeout); err != nil {
 		return nil, fmt.Errorf("pgserver: docker: %v (start Docker or set DOCKER_HOST; or use --pg local or --dsn URL)", err)
@@ -119,51 +119,31 @@ func startDocker(ctx context.Context, opts Options) (*Server, error) {
 	if swept := d.sweepContainers(ctx); len(swept) > 0 && opts.Log != nil {
 		fmt.Fprintf(opts.Log, "pgserver: docker: removed %s, left by a bsadapter run that was killed\n", strings.Join(swept, ", "))
 	}
-	if err := d.ensureImage(ctx, image, opts.Log); err != nil {
+	imageID, err := d.ensureImage(ctx, image, opts.Log)
+	if err != nil {
 		return nil, fmt.Errorf("pgserver: docker: %w", err)
 	}
-	password := randomHex(12)
-	id, err := d.createContainer(ctx, image, password)
-	if err != nil {
-		return nil, fmt.Errorf("pgserver: docker: create a container of %s: %w", image, err)
+	s, err := d.startKept(ctx, opts, image, imageID, begin)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("pgserver: docker: start interrupted: %w", ctx.Err())
 	}
-	remove := func() error {
-		// The run's context may be cancelled by now; removing must not be.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := d.do(rctx, http.MethodDelete, "/containers/"+id, url.Values{"force": {"1"}, "v": {"1"}}, nil, nil); err != nil {
-			return fmt.Errorf("pgserver: docker: remove the container %.12s: %w", id, err)
-		}
+	return s, err
+}
+
+// removeContainer removes a container and its volumes. The run's context
+// may be cancelled by now; removing must not be.
+func (d *dockerClient) removeContainer(ctx context.Context, id string) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := d.do(rctx, http.MethodDelete, "/containers/"+id, url.Values{"force": {"1"}, "v": {"1"}}, nil, nil)
+	var apiErr *dockerAPIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
 		return nil
 	}
-	fail := func(err error) (*Server, error) {
-		_ = remove()
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("pgserver: docker: start interrupted: %w", ctx.Err())
-		}
-		return nil, err
-	}
-	if err := d.do(ctx, http.MethodPost, "/containers/"+id+"/start", nil, nil, nil); err != nil {
-		return fail(fmt.Errorf("pgserver: docker: start the container of %s: %w", image, err))
-	}
-	port, err := d.publishedPort(ctx, id)
 	if err != nil {
-		return fail(fmt.Errorf("pgserver: docker: %w", err))
+		return fmt.Errorf("pgserver: docker: remove the container %.12s: %w", id, err)
 	}
-	base := (&url.URL{Scheme: "postgres", User: url.UserPassword("postgres", password),
-		Host: net.JoinHostPort(d.portHost, port), Path: "/postgres", RawQuery: "sslmode=disable"}).String()
-	if err := d.waitReady(ctx, id, base, dockerStartTimeout); err != nil {
-		return fail(fmt.Errorf("pgserver: docker: %s: %w", image, err))
-	}
-	s := &Server{
-		strategy: "docker",
-		base:     base,
-		adminDB:  "postgres",
-		log:      opts.Log,
-		stop:     remove,
-	}
-	s.logf("pgserver: PostgreSQL container %s ready in %v", image, time.Since(begin).Round(time.Millisecond))
-	return s, nil
+	return nil
 }
 
 // dockerStartTimeout bounds the wait for PostgreSQL in a new container:
@@ -280,13 +260,32 @@ func (d *dockerClient) send(ctx context.Context, method, path string, query url.
 	return resp, nil
 }
 
-// ensureImage pulls image unless the engine has it.
-func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Writer) error {
-	err := d.do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, nil)
+// ensureImage pulls image unless the engine has it, and returns the
+// image's id.
+func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Writer) (string, error) {
+	id, err := d.imageID(ctx, image)
 	var apiErr *dockerAPIError
 	if err == nil || !errors.As(err, &apiErr) || apiErr.Status != http.StatusNotFound {
-		return err
+		return id, err
 	}
+	if err := d.pull(ctx, image, log); err != nil {
+		return "", err
+	}
+	return d.imageID(ctx, image)
+}
+
+func (d *dockerClient) imageID(ctx context.Context, image string) (string, error) {
+	var img struct {
+		ID string `json:"Id"`
+	}
+	if err := d.do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, &img); err != nil {
+		return "", err
+	}
+	return img.ID, nil
+}
+
+// pull asks the engine to pull image.
+func (d *dockerClient) pull(ctx context.Context, image string, log io.Writer) error {
 	if log != nil {
 		fmt.Fprintf(log, "pgserver: pulling %s\n", image)
 	}
@@ -330,37 +329,11 @@ func splitImage(ref string) (repo, tag string) {
 	return ref, ""
 }
 
-// createContainer creates the container of a throwaway server: durability
-// off like the local strategy, 5432 published on a port the engine picks.
-func (d *dockerClient) createContainer(ctx context.Context, image, password string) (string, error) {
-	type portBinding struct {
-		HostIP   string `json:"HostIp"`
-		HostPort string `json:"HostPort"`
-	}
-	body := map[string]any{
-		"Image":        image,
-		"Cmd":          []string{"postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"},
-		"Env":          []string{"POSTGRES_USER=postgres", "POSTGRES_DB=postgres", "POSTGRES_PASSWORD=" + password},
-		"Labels":       map[string]string{runLabel: runOwner()},
-		"ExposedPorts": map[string]any{"5432/tcp": map[string]any{}},
-		"HostConfig": map[string]any{
-			"PortBindings": map[string][]portBinding{"5432/tcp": {{HostIP: d.bindIP}}},
-		},
-	}
-	var created struct {
-		ID string `json:"Id"`
-	}
-	if err := d.do(ctx, http.MethodPost, "/containers/create", url.Values{"name": {"bsadapter-pg-" + randomHex(6)}}, body, &created); err != nil {
-		return "", err
-	}
-	if created.ID == "" {
-		return "", errors.New("the Docker engine created a container without an id")
-	}
-	return created.ID, nil
-}
-
-// runLabel is the container label that names the run (host and pid)
-// that created a container.
+// runLabel is the container label that names the run (host and pid) a
+// container belongs to, for containers that must not outlive their run
+// (bsadapter made one per run before it kept a container; the sweep still
+// removes those left by killed runs). The kept container carries
+// keptLabel instead, which the sweep leaves alone.
 const runLabel = "org.bsadapter.run"
 
 // sweepContainers removes the containers of runs on this host that were
@@ -398,11 +371,17 @@ func (d *dockerClient) sweepContainers(ctx context.Context) []string {
 // containerState is the part of a container's inspection the strategy
 // reads.
 type containerState struct {
+	ID    string `json:"Id"`
 	State struct {
-		Running  bool   `json:"Running"`
-		Status   string `json:"Status"`
-		ExitCode int    `json:"ExitCode"`
+		Running   bool      `json:"Running"`
+		Status    string    `json:"Status"`
+		ExitCode  int       `json:"ExitCode"`
+		StartedAt time.Time `json:"StartedAt"`
 	} `json:"State"`
+	Config struct {
+		Env    []string          `json:"Env"`
+		Labels map[string]string `json:"Labels"`
+	} `json:"Config"`
 	NetworkSettings struct {
 		Ports map[string][]struct {
 			HostIP   string `json:"HostIp"`

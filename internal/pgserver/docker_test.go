@@ -102,37 +102,75 @@ func TestDockerStartsPostgres(t *testing.T) {
 	}
 	conn.Close(ctx)
 
-	host, _ := dockerEndpoint()
-	d, err := newDockerClient(host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours := func() []string {
-		var list []struct {
-			ID     string            `json:"Id"`
-			Labels map[string]string `json:"Labels"`
-		}
-		if err := d.do(ctx, "GET", "/containers/json", map[string][]string{"all": {"1"}}, nil, &list); err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, c := range list {
-			if c.Labels[runLabel] == runOwner() {
-				ids = append(ids, c.ID)
-			}
-		}
-		return ids
-	}
-	if ids := ours(); len(ids) != 1 {
-		t.Errorf("the engine runs %d containers of this run, want 1", len(ids))
+	kept := keptContainers(t)
+	if len(kept) != 1 {
+		t.Fatalf("the engine has %d kept containers, want 1", len(kept))
 	}
 	closed = true
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if ids := ours(); len(ids) != 0 {
-		t.Errorf("containers left after Close: %s", strings.Join(ids, ", "))
+	if after := keptContainers(t); len(after) != 1 || after[0] != kept[0] {
+		t.Errorf("kept containers after Close: %v, want %v", after, kept)
 	}
+	if hasDatabase(t, kept[0], db) {
+		t.Errorf("the run's database %s outlived Close", db)
+	}
+}
+
+// keptContainers lists the ids of the kept containers on the engine of
+// DOCKER_HOST.
+func keptContainers(t *testing.T) []string {
+	t.Helper()
+	host, _ := dockerEndpoint()
+	d, err := newDockerClient(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct {
+		ID     string            `json:"Id"`
+		Labels map[string]string `json:"Labels"`
+	}
+	if err := d.do(context.Background(), "GET", "/containers/json", map[string][]string{"all": {"1"}}, nil, &list); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range list {
+		if _, ok := c.Labels[keptLabel]; ok {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+// hasDatabase says whether the server in kept container id has database db.
+func hasDatabase(t *testing.T, id, db string) bool {
+	t.Helper()
+	host, _ := dockerEndpoint()
+	d, err := newDockerClient(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := d.inspect(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	password, _ := envValue(st.Config.Env, "POSTGRES_PASSWORD")
+	port, err := d.publishedPort(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, "postgres://postgres:"+password+"@127.0.0.1:"+port+"/postgres?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "select count(*) from pg_database where datname = $1", db).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
 }
 
 // dockerEngine points the test at the test binary's own Docker engine and
@@ -154,24 +192,37 @@ func containersOf(t *testing.T, e *dockerd.Engine, owner string) []string {
 	return strings.Fields(out)
 }
 
-// helperDocker starts the docker strategy, says which container it runs
-// in, and waits to be killed.
+// helperDocker starts the docker strategy, creates a database from the
+// probe template, says its name, and waits to be killed.
 func helperDocker() int {
-	_, err := Start(context.Background(), Options{Strategy: "docker", Image: os.Getenv("BSADAPTER_PGSERVER_IMAGE")})
-	if err != nil {
+	ctx := context.Background()
+	fail := func(err error) int {
 		b, _ := json.Marshal(map[string]string{"error": err.Error()})
 		os.Stdout.Write(append(b, '\n'))
 		return 1
 	}
-	b, _ := json.Marshal(map[string]string{"owner": runOwner()})
+	s, err := Start(ctx, Options{Strategy: "docker", Image: os.Getenv("BSADAPTER_PGSERVER_IMAGE"), Template: probeTemplate{}})
+	if err != nil {
+		return fail(err)
+	}
+	tpl, err := s.Template(ctx, probeTemplate{})
+	if err != nil {
+		return fail(err)
+	}
+	db, err := s.CreateDatabase(ctx, tpl)
+	if err != nil {
+		return fail(err)
+	}
+	b, _ := json.Marshal(map[string]string{"owner": runOwner(), "db": db})
 	os.Stdout.Write(append(b, '\n'))
 	time.Sleep(time.Hour)
 	return 0
 }
 
-// A run killed with SIGKILL cannot remove its container; the next docker
-// start on this host does (there is no reaper: the labels and the sweep
-// do its work).
+// A run killed with SIGKILL cannot drop its database in the kept
+// container; the next docker start on this host does. A container left
+// by a killed run that had one of its own (its run label names a process
+// that is gone) is removed, and the kept container is not.
 func TestDockerKilledRunSwept(t *testing.T) {
 	e, img := dockerEngine(t)
 	exe, _ := os.Executable()
@@ -185,34 +236,42 @@ func TestDockerKilledRunSwept(t *testing.T) {
 	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	var got map[string]string
-	if err != nil || json.Unmarshal([]byte(line), &got) != nil || got["owner"] == "" {
+	if err != nil || json.Unmarshal([]byte(line), &got) != nil || got["db"] == "" {
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Fatalf("helper printed %q (%v)\n%s", line, err, stderr.String())
 	}
-	if ids := containersOf(t, e, got["owner"]); len(ids) != 1 {
-		t.Fatalf("the helper's run has %d containers, want 1", len(ids))
-	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if ids := containersOf(t, e, got["owner"]); len(ids) != 1 {
-		t.Fatalf("after the kill: %d containers, want the one left behind", len(ids))
+	kept := keptContainers(t)
+	if len(kept) != 1 {
+		t.Fatalf("%d kept containers, want 1", len(kept))
+	}
+	if !hasDatabase(t, kept[0], got["db"]) {
+		t.Fatalf("the killed run's database %s is not there to sweep", got["db"])
+	}
+	// A container of a run that is gone, as bsadapter made one per run.
+	if _, err := e.Docker("create", "--label", runLabel+"="+got["owner"], img); err != nil {
+		t.Fatal(err)
 	}
 
 	var log bytes.Buffer
-	s, err := Start(context.Background(), Options{Strategy: "docker", Image: img, Log: &log})
+	s, err := Start(context.Background(), Options{Strategy: "docker", Image: img, Template: probeTemplate{}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	if hasDatabase(t, kept[0], got["db"]) {
+		t.Errorf("the killed run's database %s was not dropped\n%s", got["db"], log.String())
+	}
+	if !strings.Contains(log.String(), "dropped "+got["db"]+", left by a bsadapter run that was killed") {
+		t.Errorf("the log does not say what was dropped:\n%s", log.String())
+	}
 	if ids := containersOf(t, e, got["owner"]); len(ids) != 0 {
 		t.Errorf("the killed run's container %v was not swept\n%s", ids, log.String())
 	}
-	if !strings.Contains(log.String(), "left by a bsadapter run that was killed") {
-		t.Errorf("the log does not say what was removed:\n%s", log.String())
-	}
-	if ids := containersOf(t, e, runOwner()); len(ids) != 1 {
-		t.Errorf("this run has %d containers, want 1", len(ids))
+	if after := keptContainers(t); len(after) != 1 || after[0] != kept[0] {
+		t.Errorf("kept containers after the sweep: %v, want %v", after, kept)
 	}
 }
 
@@ -272,7 +331,7 @@ func TestDockerNotReady(t *testing.T) {
 				t.Errorf("%s: error does not say %q: %v", c.image, want, err)
 			}
 		}
-		if ids := containersOf(t, e, runOwner()); len(ids) != 0 {
+		if ids, _ := e.Docker("ps", "-aq", "--filter", "label="+keptImageLabel+"="+c.image); ids != "" {
 			t.Errorf("%s: the container that never got ready stayed: %v", c.image, ids)
 		}
 	}

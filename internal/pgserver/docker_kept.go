@@ -1,0 +1,312 @@
+package pgserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// The docker strategy keeps one container per image and template: the
+// first run creates it and prepares the template in it, every later run
+// finds it running and only clones a database of its own from the
+// template (CREATE DATABASE ... TEMPLATE), dropped by Close. Starting a
+// container and running initdb in it takes seconds; a clone takes tens of
+// milliseconds.
+//
+// The container's name is derived from its key, so two runs that start at
+// once create it once (the engine refuses the second name); an advisory
+// lock in the server makes them prepare the template once. A kept
+// container that is stopped is started again; one that does not answer,
+// or that is not what its name says, is removed and created again. It
+// stays until removed with
+//
+//	docker rm -f $(docker ps -aq --filter label=org.bsadapter.kept)
+
+// keptLabel marks a kept container; its value is the container's key.
+const keptLabel = "org.bsadapter.kept"
+
+// keptImageLabel names the image a kept container runs, for people
+// reading `docker ps`.
+const keptImageLabel = "org.bsadapter.image"
+
+// keptFormat is part of every key: changing how a kept container is set
+// up must not find containers set up the old way.
+const keptFormat = "1"
+
+// keptLockID is the advisory lock (in the kept container's server) that
+// runs hold while they sweep and prepare the template. A run that is
+// killed holding it loses it with its session.
+const keptLockID = 0x6273616461707472 // "bsadaptr"
+
+// keptReadyTimeout bounds the wait for PostgreSQL in a kept container that
+// has been up for a while: it answers at once when it is well, so a
+// longer wait means it is broken. Tests shorten it.
+var keptReadyTimeout = 15 * time.Second
+
+// keptKey identifies a kept container by what is in it: the image (by id,
+// so that a new image under the same name gets a new container) and the
+// template's key.
+func keptKey(imageID string, t Template) string {
+	key := ""
+	if t != nil {
+		key = t.Key()
+	}
+	h := sha256.Sum256([]byte(keptFormat + "\x00" + imageID + "\x00" + key))
+	return hex.EncodeToString(h[:])[:16]
+}
+
+// keptName is the name of the kept container of key.
+func keptName(key string) string { return "bsadapter-pg-" + key }
+
+// kept is a kept container found or created by keptContainer.
+type kept struct {
+	id, password string
+	// created or started: this run made it or started it, so its server
+	// may still be running initdb; young: another run did, a moment ago.
+	created, started, young bool
+}
+
+// keptYoung is how long after its start a kept container may still be
+// initialising, for runs that find it: they wait as long as for a new one.
+// Tests shorten it.
+var keptYoung = dockerStartTimeout
+
+// startKept gets the kept container of image and opts.Template ready and
+// returns a server on it. A kept container that does not get ready is
+// replaced once; a new one that does not is removed, and the error gives
+// its last log lines.
+func (d *dockerClient) startKept(ctx context.Context, opts Options, image, imageID string, begin time.Time) (*Server, error) {
+	key := keptKey(imageID, opts.Template)
+	name := keptName(key)
+	for attempt := 0; ; attempt++ {
+		c, err := d.keptContainer(ctx, name, image, key, opts)
+		if err != nil {
+			return nil, fmt.Errorf("pgserver: docker: %s: %w", image, err)
+		}
+		timeout := keptReadyTimeout
+		if c.created || c.started || c.young {
+			timeout = dockerStartTimeout
+		}
+		var s *Server
+		var how string
+		base, err := d.keptBase(ctx, c)
+		if err == nil {
+			err = d.waitReady(ctx, c.id, base, timeout)
+		}
+		if err == nil {
+			s, how, err = openKept(ctx, c, base, opts)
+		}
+		if err == nil {
+			s.logf("pgserver: PostgreSQL container %s ready in %v (%s %s; remove it with docker rm -f %s)", image, time.Since(begin).Round(time.Millisecond), how, name, name)
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		if c.created || attempt > 0 {
+			_ = d.removeContainer(ctx, c.id)
+			return nil, fmt.Errorf("pgserver: docker: %s: %w", image, err)
+		}
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "pgserver: docker: the kept container %s is broken (%s); replacing it\n", name, firstLineOf(err))
+		}
+		if err := d.removeContainer(ctx, c.id); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// keptBase returns the connection string to the postgres database of the
+// kept container c.
+func (d *dockerClient) keptBase(ctx context.Context, c kept) (string, error) {
+	port, err := d.publishedPort(ctx, c.id)
+	if err != nil {
+		return "", err
+	}
+	return (&url.URL{Scheme: "postgres", User: url.UserPassword("postgres", c.password),
+		Host: net.JoinHostPort(d.portHost, port), Path: "/postgres", RawQuery: "sslmode=disable"}).String(), nil
+}
+
+// keptContainer finds the kept container called name and starts it if it
+// is stopped, or creates and starts it. One that is not what its name
+// promises (another key, no password) or does not start is removed and
+// created again.
+func (d *dockerClient) keptContainer(ctx context.Context, name, image, key string, opts Options) (kept, error) {
+	note := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "pgserver: docker: "+format+"\n", args...)
+		}
+	}
+	var last error
+	for range 40 {
+		if last != nil {
+			// Another run is creating or replacing it: give it a moment.
+			select {
+			case <-ctx.Done():
+				return kept{}, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		st, err := d.inspect(ctx, name)
+		var apiErr *dockerAPIError
+		if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
+			id, password, err := d.createKept(ctx, name, image, key)
+			if errors.As(err, &apiErr) && apiErr.Status == http.StatusConflict {
+				last = err // another run created it first: use theirs
+				continue
+			}
+			if err != nil {
+				return kept{}, fmt.Errorf("create a container: %w", err)
+			}
+			note("created the container %s, kept for later runs", name)
+			return kept{id: id, password: password, created: true}, nil
+		}
+		if err != nil {
+			return kept{}, err
+		}
+		password, _ := envValue(st.Config.Env, "POSTGRES_PASSWORD")
+		if st.Config.Labels[keptLabel] != key || password == "" {
+			note("the container %s is not one bsadapter keeps; replacing it", name)
+			if err := d.removeContainer(ctx, st.ID); err != nil {
+				return kept{}, err
+			}
+			last = errors.New("replaced a container of the same name")
+			continue
+		}
+		c := kept{id: st.ID, password: password, young: time.Since(st.State.StartedAt) < keptYoung}
+		if !st.State.Running {
+			err := d.do(ctx, http.MethodPost, "/containers/"+st.ID+"/start", nil, nil, nil)
+			if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotModified {
+				err = nil // started by another run meanwhile
+			}
+			if err != nil {
+				note("the kept container %s does not start (%s); replacing it", name, firstLineOf(err))
+				if err := d.removeContainer(ctx, st.ID); err != nil {
+					return kept{}, err
+				}
+				last = err
+				continue
+			}
+			c.started = true
+		}
+		return c, nil
+	}
+	return kept{}, fmt.Errorf("the container %s keeps being replaced by another run (%v); try again", name, last)
+}
+
+// createKept creates and starts the kept container of key: durability
+// off like the local strategy, 5432 published on a port the engine picks,
+// on the loopback address unless the engine is on another host.
+func (d *dockerClient) createKept(ctx context.Context, name, image, key string) (id, password string, err error) {
+	password = randomHex(12)
+	type portBinding struct {
+		HostIP   string `json:"HostIp"`
+		HostPort string `json:"HostPort"`
+	}
+	body := map[string]any{
+		"Image":        image,
+		"Cmd":          []string{"postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"},
+		"Env":          []string{"POSTGRES_USER=postgres", "POSTGRES_DB=postgres", "POSTGRES_PASSWORD=" + password},
+		"Labels":       map[string]string{keptLabel: key, keptImageLabel: image},
+		"ExposedPorts": map[string]any{"5432/tcp": map[string]any{}},
+		"HostConfig": map[string]any{
+			"PortBindings": map[string][]portBinding{"5432/tcp": {{HostIP: d.bindIP}}},
+		},
+	}
+	var created struct {
+		ID string `json:"Id"`
+	}
+	if err := d.do(ctx, http.MethodPost, "/containers/create", url.Values{"name": {name}}, body, &created); err != nil {
+		return "", "", err
+	}
+	if created.ID == "" {
+		return "", "", errors.New("the Docker engine created a container without an id")
+	}
+	// A run that finds it created and not yet started starts it too: the
+	// engine answers it, or this start, with 304.
+	err = d.do(ctx, http.MethodPost, "/containers/"+created.ID+"/start", nil, nil, nil)
+	var apiErr *dockerAPIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotModified {
+		err = nil
+	}
+	if err != nil {
+		_ = d.removeContainer(ctx, created.ID)
+		return "", "", fmt.Errorf("start it: %w", err)
+	}
+	return created.ID, password, nil
+}
+
+// openKept returns a server on the kept container c. Under the advisory
+// lock it drops the databases of killed runs and prepares opts.Template
+// unless a run did before: the template database is marked a template as
+// the last step of preparing it, so one not marked was left half-made.
+func openKept(ctx context.Context, c kept, base string, opts Options) (*Server, string, error) {
+	s := &Server{
+		strategy:    "docker",
+		base:        base,
+		adminDB:     "postgres",
+		log:         opts.Log,
+		dropOnClose: true,
+	}
+	conn, err := s.Connect(ctx, s.adminDB)
+	if err != nil {
+		return nil, "", err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "select pg_advisory_lock($1)", int64(keptLockID)); err != nil {
+		return nil, "", fmt.Errorf("pgserver: docker: lock the kept container: %w", err)
+	}
+	// Unlocked by closing the session, whatever happens below.
+	if dropped := sweepDatabases(ctx, conn); len(dropped) > 0 {
+		s.logf("pgserver: docker: dropped %s, left by a bsadapter run that was killed", strings.Join(dropped, ", "))
+	}
+	how := "reused the kept container"
+	switch {
+	case c.created:
+		how = "created the kept container"
+	case c.started:
+		how = "started the kept container"
+	}
+	if opts.Template != nil {
+		var ready bool
+		err := conn.QueryRow(ctx, "select coalesce((select datistemplate from pg_database where datname = $1), false)", TemplateName).Scan(&ready)
+		if err != nil {
+			return nil, "", fmt.Errorf("pgserver: docker: read the template's state: %w", err)
+		}
+		if !ready {
+			if err := dropDatabase(ctx, conn, TemplateName); err != nil {
+				return nil, "", err
+			}
+			if err := s.createNamed(ctx, TemplateName, "", false); err != nil {
+				return nil, "", err
+			}
+			if err := s.prepare(ctx, TemplateName, opts.Template); err != nil {
+				_ = dropDatabase(context.WithoutCancel(ctx), conn, TemplateName)
+				return nil, "", err
+			}
+			how = "prepared the template in the kept container"
+		}
+		s.mu.Lock()
+		s.created = nil // the template stays with the container
+		s.setTemplate(opts.Template.Key(), TemplateName)
+		s.mu.Unlock()
+	}
+	return s, how, nil
+}
+
+// envValue returns the value of name in a container's environment.
+func envValue(env []string, name string) (string, bool) {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,203 @@
+//go:build linux
+
+package pgserver
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/testsupport/dockerd"
+)
+
+// otherProbe is the probe template under another key, as after a change
+// of what it installs.
+type otherProbe struct{ probeTemplate }
+
+func (otherProbe) Key() string { return "pgserver-probe-2" }
+
+// removeKept removes every kept container, so that a test starts cold.
+func removeKept(t *testing.T, e *dockerd.Engine) {
+	t.Helper()
+	if ids := keptContainers(t); len(ids) > 0 {
+		if _, err := e.Docker(append([]string{"rm", "-f", "-v"}, ids...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// startProbe starts the docker strategy with the template t and clones a
+// database of it, which it checks holds the template's rows.
+func startProbe(t *testing.T, img string, tmpl Template, log *bytes.Buffer) (*Server, string) {
+	t.Helper()
+	ctx := context.Background()
+	opts := Options{Strategy: "docker", Image: img, Template: tmpl}
+	if log != nil {
+		opts.Log = log
+	}
+	s, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := s.Template(ctx, tmpl)
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	db, err := s.CreateDatabase(ctx, tpl)
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	if n := countModules(t, s, db); n != 4 {
+		t.Errorf("clone has %d rows, want 4", n)
+	}
+	return s, db
+}
+
+// A second run takes the first one's container (same id), with its
+// template prepared; a template under another key gets a container of its
+// own, and the first stays for runs of the first template.
+func TestDockerKeptReused(t *testing.T) {
+	e, img := dockerEngine(t)
+	removeKept(t, e)
+	var log bytes.Buffer
+	s, db1 := startProbe(t, img, probeTemplate{}, &log)
+	s.Close()
+	first := keptContainers(t)
+	if len(first) != 1 {
+		t.Fatalf("%d kept containers after a run, want 1", len(first))
+	}
+	if !strings.Contains(log.String(), "prepared the template in the kept container") {
+		t.Errorf("the first run's log:\n%s", log.String())
+	}
+
+	log.Reset()
+	s, db2 := startProbe(t, img, probeTemplate{}, &log)
+	if db1 == db2 {
+		t.Errorf("both runs got database %s", db1)
+	}
+	if ids := keptContainers(t); len(ids) != 1 || ids[0] != first[0] {
+		t.Errorf("kept containers in the second run: %v, want %v", ids, first)
+	}
+	if !strings.Contains(log.String(), "reused the kept container") {
+		t.Errorf("the second run's log:\n%s", log.String())
+	}
+	s.Close()
+	if hasDatabase(t, first[0], db2) {
+		t.Errorf("the second run's database %s outlived Close", db2)
+	}
+
+	s, _ = startProbe(t, img, otherProbe{}, nil)
+	s.Close()
+	ids := keptContainers(t)
+	if len(ids) != 2 || !strings.Contains(strings.Join(ids, " "), first[0]) {
+		t.Errorf("kept containers after a run of another template: %v, want %s and a new one", ids, first[0])
+	}
+}
+
+// Two runs at once, with no kept container yet: one container, one
+// template, a database each.
+func TestDockerKeptConcurrent(t *testing.T) {
+	e, img := dockerEngine(t)
+	removeKept(t, e)
+	const runs = 3
+	var wg sync.WaitGroup
+	servers := make([]*Server, runs)
+	dbs := make([]string, runs)
+	errs := make([]error, runs)
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			s, err := Start(ctx, Options{Strategy: "docker", Image: img, Template: probeTemplate{}})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			servers[i] = s
+			tpl, err := s.Template(ctx, probeTemplate{})
+			if err == nil {
+				dbs[i], err = s.CreateDatabase(ctx, tpl)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	defer func() {
+		for _, s := range servers {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	seen := map[string]bool{}
+	for i := range runs {
+		if errs[i] != nil {
+			t.Fatalf("run %d: %v", i, errs[i])
+		}
+		if seen[dbs[i]] {
+			t.Errorf("two runs got database %s", dbs[i])
+		}
+		seen[dbs[i]] = true
+		if n := countModules(t, servers[i], dbs[i]); n != 4 {
+			t.Errorf("run %d: clone has %d rows, want 4", i, n)
+		}
+	}
+	if ids := keptContainers(t); len(ids) != 1 {
+		t.Errorf("%d kept containers after concurrent first runs, want 1: %v", len(ids), ids)
+	}
+}
+
+// A kept container that was stopped is started again (same id); one whose
+// server does not answer is replaced by a new one.
+func TestDockerKeptBroken(t *testing.T) {
+	e, img := dockerEngine(t)
+	removeKept(t, e)
+	s, _ := startProbe(t, img, probeTemplate{}, nil)
+	s.Close()
+	first := keptContainers(t)
+	if len(first) != 1 {
+		t.Fatalf("%d kept containers, want 1", len(first))
+	}
+
+	if _, err := e.Docker("stop", first[0]); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = startProbe(t, img, probeTemplate{}, nil)
+	s.Close()
+	if ids := keptContainers(t); len(ids) != 1 || ids[0] != first[0] {
+		t.Errorf("after a stop: kept containers %v, want %v started again", ids, first)
+	}
+
+	// A server that takes connections and never answers them.
+	pid, err := e.Docker("inspect", "-f", "{{.State.Pid}}", first[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, c := range pid {
+		n = n*10 + int(c-'0')
+	}
+	if err := syscall.Kill(n, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	oldReady, oldYoung := keptReadyTimeout, keptYoung
+	keptReadyTimeout, keptYoung = 3*time.Second, 0
+	defer func() { keptReadyTimeout, keptYoung = oldReady, oldYoung }()
+	var log bytes.Buffer
+	s, _ = startProbe(t, img, probeTemplate{}, &log)
+	s.Close()
+	ids := keptContainers(t)
+	if len(ids) != 1 || ids[0] == first[0] {
+		t.Errorf("after the server hung: kept containers %v, want one new in place of %s", ids, first[0])
+	}
+	if !strings.Contains(log.String(), "is broken") || !strings.Contains(log.String(), "replacing it") {
+		t.Errorf("the log does not say the container was replaced:\n%s", log.String())
+	}
+}
