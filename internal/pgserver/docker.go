@@ -119,11 +119,11 @@ func startDocker(ctx context.Context, opts Options) (*Server, error) {
 	if swept := d.sweepContainers(ctx); len(swept) > 0 && opts.Log != nil {
 		fmt.Fprintf(opts.Log, "pgserver: docker: removed %s, left by a bsadapter run that was killed\n", strings.Join(swept, ", "))
 	}
-	imageID, err := d.ensureImage(ctx, image, opts.Log)
+	img, err := d.ensureImage(ctx, image, opts.Log)
 	if err != nil {
 		return nil, fmt.Errorf("pgserver: docker: %w", err)
 	}
-	s, err := d.startKept(ctx, opts, image, imageID, begin)
+	s, err := d.startKept(ctx, opts, image, img, begin)
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("pgserver: docker: start interrupted: %w", ctx.Err())
 	}
@@ -260,28 +260,32 @@ func (d *dockerClient) send(ctx context.Context, method, path string, query url.
 	return resp, nil
 }
 
-// ensureImage pulls image unless the engine has it, and returns the
-// image's id.
-func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Writer) (string, error) {
-	id, err := d.imageID(ctx, image)
-	var apiErr *dockerAPIError
-	if err == nil || !errors.As(err, &apiErr) || apiErr.Status != http.StatusNotFound {
-		return id, err
-	}
-	if err := d.pull(ctx, image, log); err != nil {
-		return "", err
-	}
-	return d.imageID(ctx, image)
+// imageInfo is the part of an image's inspection the strategy reads.
+type imageInfo struct {
+	ID     string `json:"Id"`
+	Config struct {
+		Env []string `json:"Env"`
+	} `json:"Config"`
 }
 
-func (d *dockerClient) imageID(ctx context.Context, image string) (string, error) {
-	var img struct {
-		ID string `json:"Id"`
+// ensureImage pulls image unless the engine has it, and returns its
+// inspection.
+func (d *dockerClient) ensureImage(ctx context.Context, image string, log io.Writer) (imageInfo, error) {
+	img, err := d.inspectImage(ctx, image)
+	var apiErr *dockerAPIError
+	if err == nil || !errors.As(err, &apiErr) || apiErr.Status != http.StatusNotFound {
+		return img, err
 	}
-	if err := d.do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, &img); err != nil {
-		return "", err
+	if err := d.pull(ctx, image, log); err != nil {
+		return imageInfo{}, err
 	}
-	return img.ID, nil
+	return d.inspectImage(ctx, image)
+}
+
+func (d *dockerClient) inspectImage(ctx context.Context, image string) (imageInfo, error) {
+	var img imageInfo
+	err := d.do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, &img)
+	return img, err
 }
 
 // pull asks the engine to pull image.

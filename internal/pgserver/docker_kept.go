@@ -82,11 +82,11 @@ var keptYoung = dockerStartTimeout
 // returns a server on it. A kept container that does not get ready is
 // replaced once; a new one that does not is removed, and the error gives
 // its last log lines.
-func (d *dockerClient) startKept(ctx context.Context, opts Options, image, imageID string, begin time.Time) (*Server, error) {
-	key := keptKey(imageID, opts.Template)
+func (d *dockerClient) startKept(ctx context.Context, opts Options, image string, img imageInfo, begin time.Time) (*Server, error) {
+	key := keptKey(img.ID, opts.Template)
 	name := keptName(key)
 	for attempt := 0; ; attempt++ {
-		c, err := d.keptContainer(ctx, name, image, key, opts)
+		c, err := d.keptContainer(ctx, name, image, img, key, opts)
 		if err != nil {
 			return nil, fmt.Errorf("pgserver: docker: %s: %w", image, err)
 		}
@@ -138,7 +138,7 @@ func (d *dockerClient) keptBase(ctx context.Context, c kept) (string, error) {
 // is stopped, or creates and starts it. One that is not what its name
 // promises (another key, no password) or does not start is removed and
 // created again.
-func (d *dockerClient) keptContainer(ctx context.Context, name, image, key string, opts Options) (kept, error) {
+func (d *dockerClient) keptContainer(ctx context.Context, name, image string, img imageInfo, key string, opts Options) (kept, error) {
 	note := func(format string, args ...any) {
 		if opts.Log != nil {
 			fmt.Fprintf(opts.Log, "pgserver: docker: "+format+"\n", args...)
@@ -157,7 +157,7 @@ func (d *dockerClient) keptContainer(ctx context.Context, name, image, key strin
 		st, err := d.inspect(ctx, name)
 		var apiErr *dockerAPIError
 		if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
-			id, password, err := d.createKept(ctx, name, image, key)
+			id, password, err := d.createKept(ctx, name, image, img, key)
 			if errors.As(err, &apiErr) && apiErr.Status == http.StatusConflict {
 				last = err // another run created it first: use theirs
 				continue
@@ -203,8 +203,16 @@ func (d *dockerClient) keptContainer(ctx context.Context, name, image, key strin
 
 // createKept creates and starts the kept container of key: durability
 // off like the local strategy, 5432 published on a port the engine picks,
-// on the loopback address unless the engine is on another host.
-func (d *dockerClient) createKept(ctx context.Context, name, image, key string) (id, password string, err error) {
+// on the loopback address unless the engine is on another host. The data
+// folder is a tmpfs, as the local strategy's is in memory: on the
+// container's own file system a clone takes several times longer. A
+// stopped container loses its data with it; started again, the image
+// initialises a new cluster and the next run prepares the template again.
+func (d *dockerClient) createKept(ctx context.Context, name, image string, img imageInfo, key string) (id, password string, err error) {
+	pgdata, ok := envValue(img.Config.Env, "PGDATA")
+	if !ok || !strings.HasPrefix(pgdata, "/") {
+		pgdata = "/var/lib/postgresql/data" // the official image's
+	}
 	password = randomHex(12)
 	type portBinding struct {
 		HostIP   string `json:"HostIp"`
@@ -218,6 +226,7 @@ func (d *dockerClient) createKept(ctx context.Context, name, image, key string) 
 		"ExposedPorts": map[string]any{"5432/tcp": map[string]any{}},
 		"HostConfig": map[string]any{
 			"PortBindings": map[string][]portBinding{"5432/tcp": {{HostIP: d.bindIP}}},
+			"Tmpfs":        map[string]string{pgdata: "rw,nosuid,nodev"},
 		},
 	}
 	var created struct {

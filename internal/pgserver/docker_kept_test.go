@@ -75,6 +75,9 @@ func TestDockerKeptReused(t *testing.T) {
 	if !strings.Contains(log.String(), "prepared the template in the kept container") {
 		t.Errorf("the first run's log:\n%s", log.String())
 	}
+	if port, err := e.Docker("port", first[0], "5432/tcp"); err != nil || !strings.HasPrefix(port, "127.0.0.1:") || strings.Contains(port, "\n") {
+		t.Errorf("the kept container publishes 5432 on %q (%v), want 127.0.0.1 only", port, err)
+	}
 
 	log.Reset()
 	s, db2 := startProbe(t, img, probeTemplate{}, &log)
