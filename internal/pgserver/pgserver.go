@@ -1,7 +1,9 @@
 // Package pgserver gets a PostgreSQL server for one bsadapter run: the
 // user's own (a DSN), a throwaway local server started from cached initdb
 // output, or a container. Whatever it starts or creates, Close removes: the
-// databases it created, the processes it started, the folders it made.
+// databases it created, the processes it started, the folders it made. The
+// one exception is the docker strategy's container, kept on purpose for
+// later runs with the template prepared in it.
 //
 // A server holds no schema of its own. What a caller needs in its
 // databases it describes as a [Template]; [Server.Template] prepares it
