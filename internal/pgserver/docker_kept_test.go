@@ -101,6 +101,30 @@ func TestDockerKeptReused(t *testing.T) {
 	if len(ids) != 2 || !strings.Contains(strings.Join(ids, " "), first[0]) {
 		t.Errorf("kept containers after a run of another template: %v, want %s and a new one", ids, first[0])
 	}
+
+	// Another tag of the same image is the same image; a changed image
+	// (another id) is not.
+	if _, err := e.Docker("tag", img, "bsadapter-test/postgres:alias"); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = startProbe(t, "bsadapter-test/postgres:alias", probeTemplate{}, nil)
+	s.Close()
+	if n := len(keptContainers(t)); n != 2 {
+		t.Errorf("%d kept containers after a run of another tag of the image, want 2", n)
+	}
+	cid, err := e.Docker("create", img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Docker("rm", cid)
+	if _, err := e.Docker("commit", "--change", "LABEL org.example.changed=1", cid, "bsadapter-test/postgres:changed"); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = startProbe(t, "bsadapter-test/postgres:changed", probeTemplate{}, nil)
+	s.Close()
+	if n := len(keptContainers(t)); n != 3 {
+		t.Errorf("%d kept containers after a run of a changed image, want 3", n)
+	}
 }
 
 // Two runs at once, with no kept container yet: one container, one
