@@ -79,9 +79,9 @@ type kept struct {
 var keptYoung = dockerStartTimeout
 
 // startKept gets the kept container of image and opts.Template ready and
-// returns a server on it. A kept container that does not get ready is
-// replaced once; a new one that does not is removed, and the error gives
-// its last log lines.
+// returns a server on it. A kept container whose server does not answer
+// is replaced once; a new one that does not is removed, and the error
+// gives its last log lines.
 func (d *dockerClient) startKept(ctx context.Context, opts Options, image string, img imageInfo, begin time.Time) (*Server, error) {
 	key := keptKey(img.ID, opts.Template)
 	name := keptName(key)
@@ -94,16 +94,20 @@ func (d *dockerClient) startKept(ctx context.Context, opts Options, image string
 		if c.created || c.started || c.young {
 			timeout = dockerStartTimeout
 		}
-		var s *Server
-		var how string
 		base, err := d.keptBase(ctx, c)
 		if err == nil {
 			err = d.waitReady(ctx, c.id, base, timeout)
 		}
 		if err == nil {
-			s, how, err = openKept(ctx, c, base, opts)
-		}
-		if err == nil {
+			// The server answers: what fails from here on is not the
+			// container's fault, and other runs may be using it.
+			s, how, err := openKept(ctx, c, base, opts)
+			if err != nil {
+				if c.created {
+					_ = d.removeContainer(ctx, c.id)
+				}
+				return nil, err
+			}
 			s.logf("pgserver: PostgreSQL container %s ready in %v (%s %s; remove it with docker rm -f %s)", image, time.Since(begin).Round(time.Millisecond), how, name, name)
 			return s, nil
 		}
@@ -269,8 +273,14 @@ func openKept(ctx context.Context, c kept, base string, opts Options) (*Server, 
 		return nil, "", err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	// A run that holds the lock prepares the template, which takes a
+	// second or so; one stuck for minutes must not hold up the others
+	// for ever.
+	if _, err := conn.Exec(ctx, "set lock_timeout = '2min'"); err != nil {
+		return nil, "", fmt.Errorf("pgserver: docker: %w", err)
+	}
 	if _, err := conn.Exec(ctx, "select pg_advisory_lock($1)", int64(keptLockID)); err != nil {
-		return nil, "", fmt.Errorf("pgserver: docker: lock the kept container: %w", err)
+		return nil, "", fmt.Errorf("pgserver: docker: wait for the other runs on the kept container: %w", err)
 	}
 	// Unlocked by closing the session, whatever happens below.
 	if dropped := sweepDatabases(ctx, conn); len(dropped) > 0 {
