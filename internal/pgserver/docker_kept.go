@@ -119,7 +119,7 @@ func (d *dockerClient) startKept(ctx context.Context, opts Options, image string
 			return nil, fmt.Errorf("pgserver: docker: %s: %w", image, err)
 		}
 		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, "pgserver: docker: the kept container %s is broken (%s); replacing it\n", name, firstLineOf(err))
+			fmt.Fprintf(opts.Log, "pgserver: docker: the kept container %s is broken (%s); replacing it\n", name, headline(err))
 		}
 		if err := d.removeContainer(ctx, c.id); err != nil {
 			return nil, err
@@ -191,7 +191,7 @@ func (d *dockerClient) keptContainer(ctx context.Context, name, image string, im
 				err = nil // started by another run meanwhile
 			}
 			if err != nil {
-				note("the kept container %s does not start (%s); replacing it", name, firstLineOf(err))
+				note("the kept container %s does not start (%s); replacing it", name, headline(err))
 				if err := d.removeContainer(ctx, st.ID); err != nil {
 					return kept{}, err
 				}
@@ -328,4 +328,11 @@ func envValue(env []string, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// headline is the first line of err, for a log line (a container's log
+// tail follows it in the full error).
+func headline(err error) string {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	return line
 }
