@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -335,4 +336,37 @@ func envValue(env []string, name string) (string, bool) {
 func headline(err error) string {
 	line, _, _ := strings.Cut(err.Error(), "\n")
 	return line
+}
+
+// whichDocker describes, for Which, what a docker run would find on the
+// engine at host: whether image is there (else the run pulls it first)
+// and the containers kept for it.
+func whichDocker(ctx context.Context, host, image string) (source string, ready bool) {
+	source = "image " + image + " on " + host
+	d, err := newDockerClient(host)
+	if err != nil {
+		return source, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, dockerPingTimeout)
+	defer cancel()
+	if _, err := d.inspectImage(ctx, image); err != nil {
+		return source, false
+	}
+	filters, _ := json.Marshal(map[string][]string{"label": {keptImageLabel + "=" + image}})
+	var list []struct {
+		Names []string `json:"Names"`
+		State string   `json:"State"`
+	}
+	if d.do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {string(filters)}}, nil, &list) == nil {
+		var kept []string
+		for _, c := range list {
+			if len(c.Names) > 0 {
+				kept = append(kept, strings.TrimPrefix(c.Names[0], "/")+" ("+c.State+")")
+			}
+		}
+		if len(kept) > 0 {
+			source += ", kept container " + strings.Join(kept, ", ")
+		}
+	}
+	return source, true
 }

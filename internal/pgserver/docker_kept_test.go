@@ -91,6 +91,13 @@ func TestDockerKeptReused(t *testing.T) {
 		t.Errorf("the second run's log:\n%s", log.String())
 	}
 	s.Close()
+	if c := Which(context.Background(), Options{Strategy: "docker", Image: img}); c.Strategy != "docker" || !c.Ready ||
+		!strings.Contains(c.Source, "kept container bsadapter-pg-") || !strings.Contains(c.Source, "(running)") {
+		t.Errorf("Which: %+v, want docker, ready, naming the kept container", c)
+	}
+	if c := Which(context.Background(), Options{Strategy: "docker", Image: "bsadapter-test/not-here:1"}); c.Ready || strings.Contains(c.Source, "kept") {
+		t.Errorf("Which for an image not on the engine: %+v", c)
+	}
 	if hasDatabase(t, first[0], db2) {
 		t.Errorf("the second run's database %s outlived Close", db2)
 	}

@@ -73,7 +73,8 @@ func Which(ctx context.Context, opts Options) Choice {
 				image = DefaultImage
 			}
 			host, _ := dockerEndpoint()
-			c.Strategy, c.Source = "docker", "image "+image+" on "+host
+			c.Strategy = "docker"
+			c.Source, c.Ready = whichDocker(ctx, host, image)
 		}
 		return true
 	}
