@@ -84,3 +84,18 @@ func Corpus(t testing.TB) string {
 	}
 	return dir
 }
+
+// Probes returns the corpus of SQL probes measured on better-supabase
+// (shared/spec/probes/probes.jsonl beside the repository), or the file
+// BSADAPTER_PROBES names.
+func Probes(t testing.TB) string {
+	t.Helper()
+	file := os.Getenv("BSADAPTER_PROBES")
+	if file == "" {
+		file = filepath.Join(RepoRoot(t), "..", "shared", "spec", "probes", "probes.jsonl")
+	}
+	if _, err := os.Stat(file); err != nil {
+		Missing(t, "the SQL probe corpus is not at %s (set BSADAPTER_PROBES)", file)
+	}
+	return file
+}
