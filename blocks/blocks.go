@@ -37,6 +37,10 @@ type Module struct {
 	Name string `json:"name"`
 	// Version is the module's version as upstream numbers it.
 	Version string `json:"version"`
+	// Mode is what the registry records: "managed" for a module that
+	// follows better-supabase's own SQL, "custom" for a stand-in that
+	// implements one of its contracts (the access module).
+	Mode string `json:"mode"`
 	// Requires names the modules that must be installed first.
 	Requires []string `json:"requires"`
 	// Functions lists the public SQL functions the module defines,
@@ -59,7 +63,7 @@ var (
 func init() { modules, registry, loadErr = load(files) }
 
 var (
-	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires):[ \t]*(.*)$`)
+	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires|mode):[ \t]*(.*)$`)
 	funcRe   = regexp.MustCompile(`(?i)create\s+(?:or\s+replace\s+)?function\s+([a-z_]+)\.([a-z_][a-z0-9_]*)\s*\(`)
 )
 
@@ -83,7 +87,7 @@ func load(fsys fs.FS) ([]Module, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		m := Module{SQL: string(b), Requires: []string{}, Functions: []string{}}
+		m := Module{SQL: string(b), Mode: "managed", Requires: []string{}, Functions: []string{}}
 		for _, h := range headerRe.FindAllStringSubmatch(m.SQL, -1) {
 			v := strings.TrimSpace(h[2])
 			switch h[1] {
@@ -91,6 +95,8 @@ func load(fsys fs.FS) ([]Module, string, error) {
 				m.Name = v
 			case "version":
 				m.Version = v
+			case "mode":
+				m.Mode = v
 			case "requires":
 				for _, r := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
 					m.Requires = append(m.Requires, r)
@@ -99,6 +105,9 @@ func load(fsys fs.FS) ([]Module, string, error) {
 		}
 		if m.Name == "" || m.Version == "" {
 			return nil, "", fmt.Errorf("blocks: %s: the header must name the module and its version (-- bsadapter block: NAME, -- version: N)", p)
+		}
+		if m.Mode != "managed" && m.Mode != "custom" {
+			return nil, "", fmt.Errorf("blocks: %s: mode %q is neither managed nor custom", p, m.Mode)
 		}
 		if n, err := strconv.Atoi(m.Version); err != nil || n < 1 {
 			return nil, "", fmt.Errorf("blocks: %s: version %q is not a positive integer", p, m.Version)
@@ -244,38 +253,69 @@ func SQL(names ...string) (string, error) {
 	for _, m := range mods {
 		fmt.Fprintf(&b, "\n-- ==== module %s, version %s ====\nbegin;\n\n", m.Name, m.Version)
 		b.WriteString(strings.TrimSpace(registry))
-		// As Install does, refuse to replace a newer version's functions
-		// with this version's.
+		// As Install does, leave alone a module whose pieces the database
+		// has of its own (supabase-base on Supabase, access on a
+		// better-supabase project), and refuse to replace a newer
+		// version's functions with this version's.
+		check, what := providedBy(m.Name)
+		newer := ""
+		if check != "" && m.Name == AccessModule {
+			newer = fmt.Sprintf("not (%s) and ", strings.ReplaceAll(check, "\n", "\n    "))
+		}
 		fmt.Fprintf(&b, "\n\ndo $newer$\nbegin\n"+
-			"  if exists (select from better_supabase.modules where name = '%[1]s' and version > %[2]s) then\n"+
+			"  if %[3]sexists (select from better_supabase.modules where name = '%[1]s' and version > %[2]s) then\n"+
 			"    raise exception 'the database has %[1]s version %%, newer than the version %[2]s this SQL installs',\n"+
 			"        (select version from better_supabase.modules where name = '%[1]s')\n"+
 			"      using hint = 'upgrade bsadapter and print the SQL again';\n"+
-			"  end if;\nend\n$newer$;\n\n", m.Name, m.Version)
-		body := strings.TrimSpace(m.SQL) + fmt.Sprintf("\n\ninsert into better_supabase.modules (name, version) values ('%s', %s)\n"+
-			"on conflict (name) do update set version = excluded.version, installed_at = now()\n"+
-			"where better_supabase.modules.version < excluded.version;", m.Name, m.Version)
-		if m.Name == BaseModule {
-			// As Install does, leave a Supabase database's own pieces alone
-			// (on hosted Supabase the migration role does not even own
-			// auth.users): the module runs only where they are missing or
-			// bsadapter installed them.
+			"  end if;\nend\n$newer$;\n\n", m.Name, m.Version, newer)
+		body := strings.TrimSpace(m.SQL) + fmt.Sprintf("\n\ninsert into better_supabase.modules (name, version, mode) values ('%s', %s, '%s')\n"+
+			"on conflict (name) do update set version = excluded.version, mode = excluded.mode, updated_at = now()\n"+
+			"where better_supabase.modules.version < excluded.version;", m.Name, m.Version, m.Mode)
+		if check != "" {
+			// On hosted Supabase the migration role does not even own
+			// auth.users: the module runs only where its pieces are missing
+			// or bsadapter installed them.
 			for _, tag := range []string{baseQuote, "$guard$"} {
 				if strings.Contains(body, tag) {
 					return "", fmt.Errorf("blocks: sql/%s.sql contains %s, which the printed SQL quotes it with", m.Name, tag)
 				}
 			}
-			body = fmt.Sprintf("-- On a Supabase database (its roles, auth.users and auth.uid() exist, and\n"+
-				"-- bsadapter did not install them) nothing of this module runs.\n"+
-				"do $guard$\nbegin\n  if %s\n    and not exists (select from better_supabase.modules where name = '%s') then\n"+
-				"    raise notice 'module %s skipped: the database is a Supabase one';\n    return;\n  end if;\n"+
+			unrecorded := ""
+			if m.Name == BaseModule {
+				unrecorded = fmt.Sprintf("\n    and not exists (select from better_supabase.modules where name = '%s')", m.Name)
+			}
+			body = fmt.Sprintf("-- Where the database has %s of its own, nothing of this module runs.\n"+
+				"do $guard$\nbegin\n  if %s%s then\n"+
+				"    raise notice 'module %s skipped: the database has %s of its own';\n    return;\n  end if;\n"+
 				"  execute %s\n%s\n%s;\nend\n$guard$;",
-				strings.ReplaceAll(supabaseCheck, "\n", "\n    "), m.Name, m.Name, baseQuote, body, baseQuote)
+				what, strings.ReplaceAll(check, "\n", "\n    "), unrecorded, m.Name, what, baseQuote, body, baseQuote)
 		}
 		b.WriteString(body)
 		b.WriteString("\n\ncommit;\n")
 	}
 	return b.String(), nil
+}
+
+// AccessModule is the stand-in for better-supabase's tenant and access
+// modules (can, tenant_ids_with, audit_event, tenant_entitlements).
+const AccessModule = "access"
+
+// accessCheck is true in a database whose better_supabase.can is not the
+// access module's: a better-supabase project with its own access module.
+const accessCheck = "pg_catalog.to_regprocedure('better_supabase.can(text,uuid,text)') is not null\n" +
+	"and coalesce(pg_catalog.obj_description(pg_catalog.to_regprocedure('better_supabase.can(text,uuid,text)'), 'pg_proc'), '') <> 'bsadapter access stand-in'"
+
+// providedBy returns the check that is true where the database provides
+// the module's pieces itself, and what those pieces are called; "" for a
+// module that always installs.
+func providedBy(module string) (check, what string) {
+	switch module {
+	case BaseModule:
+		return supabaseCheck, "the Supabase roles and auth schema"
+	case AccessModule:
+		return accessCheck, "an access module"
+	}
+	return "", ""
 }
 
 // supabaseCheck is true in a database that has the Supabase pieces
@@ -402,6 +442,18 @@ func installOne(ctx context.Context, conn *pgx.Conn, m Module) (ModuleResult, er
 		}
 	}
 	want, _ := strconv.Atoi(m.Version)
+	if m.Name == AccessModule {
+		var provided bool
+		if err := tx.QueryRow(ctx, "select "+accessCheck).Scan(&provided); err != nil {
+			return res, err
+		}
+		if provided {
+			// A better-supabase project: its own access module decides,
+			// whatever its registry says about it.
+			res.Action = Skipped
+			return res, tx.Commit(ctx)
+		}
+	}
 	if found != nil {
 		res.Found = strconv.Itoa(*found)
 		if *found > want {
@@ -431,8 +483,8 @@ func installOne(ctx context.Context, conn *pgx.Conn, m Module) (ModuleResult, er
 	if _, err := tx.Exec(ctx, m.SQL); err != nil {
 		return res, &sqlError{err}
 	}
-	if _, err := tx.Exec(ctx, `insert into better_supabase.modules (name, version) values ($1, $2)
-		on conflict (name) do update set version = excluded.version, installed_at = now()`, m.Name, want); err != nil {
+	if _, err := tx.Exec(ctx, `insert into better_supabase.modules (name, version, mode) values ($1, $2, $3)
+		on conflict (name) do update set version = excluded.version, mode = excluded.mode, updated_at = now()`, m.Name, want, m.Mode); err != nil {
 		return res, err
 	}
 	if err := tx.Commit(ctx); err != nil {

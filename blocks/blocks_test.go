@@ -32,6 +32,7 @@ var wantModules = []struct {
 	functions     []string
 }{
 	{"supabase-base", "1", []string{"auth.jwt", "auth.uid", "auth.role"}},
+	{"access", "1", []string{"can", "tenant_ids_with", "audit_event", "tenant_entitlements"}},
 	{"streams", "1", []string{"stream_open", "stream_append", "stream_read", "stream_status", "stream_close", "stream_cancel", "purge_streams"}},
 	{"ai-chat", "2", []string{"append_ai_user_message", "save_ai_assistant_message", "ai_message_path", "claim_ai_chat_stream", "release_ai_chat_stream", "request_ai_chat_stop"}},
 	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs"}},
@@ -149,7 +150,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"ai-chat@2", "streams@1", "supabase-base@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@1", "ai-chat@2", "streams@1", "supabase-base@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -239,7 +240,7 @@ func TestInstallSubsetThenRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "ai-chat": blocks.Installed, "workflows": blocks.Installed}
+	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "workflows": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {
 		t.Errorf("install all after streams: %v, want %v", got, want)
 	}

@@ -236,7 +236,7 @@ func TestAIChatSemantics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx.Exec(ctx, "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)", `{"sub":"`+bob+`"}`)
+	tx.Exec(ctx, "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)", `{"sub":"`+bob+`","role":"authenticated"}`)
 	_, err = tx.Exec(ctx, "select better_supabase.ai_message_path($1)", chat)
 	tx.Rollback(ctx)
 	var pgErr *pgconn.PgError

@@ -13,14 +13,15 @@ create table if not exists better_supabase.streams (
   id text primary key check (char_length(id) between 1 and 200),
   tenant_id uuid,
   owner_id uuid references auth.users (id) on delete cascade,
-  kind text not null default 'default',
+  kind text not null default 'default' check (char_length(kind) between 1 and 100),
   wake boolean not null default true,
   created_at timestamptz not null default now(),
   closed_at timestamptz,
   cancel_requested_at timestamptz,
-  expires_at timestamptz default now() + interval '1 day'
+  expires_at timestamptz not null default now() + interval '1 day'
 );
 create index if not exists streams_owner_id_idx on better_supabase.streams (owner_id);
+create index if not exists streams_tenant_id_idx on better_supabase.streams (tenant_id);
 create index if not exists streams_expires_at_idx on better_supabase.streams (expires_at);
 create index if not exists streams_closed_at_idx on better_supabase.streams (closed_at);
 
@@ -64,20 +65,23 @@ end
 $policies$;
 
 -- Only these grants count: default privileges may have granted more
--- (TRUNCATE, which row-level security does not stop, among them).
+-- (TRUNCATE, which row-level security does not stop, among them). anon
+-- gets nothing; a signed-in user reads, and row-level security shows it
+-- its own streams.
 revoke all on table better_supabase.streams, better_supabase.stream_chunks from anon, authenticated, service_role;
--- anon may look, and row-level security shows it nothing.
-grant select on table better_supabase.streams, better_supabase.stream_chunks to anon, authenticated;
+grant select on table better_supabase.streams, better_supabase.stream_chunks to authenticated;
 grant all on table better_supabase.streams, better_supabase.stream_chunks to service_role;
 
--- _stream_ping sends a Realtime broadcast when Supabase Realtime exists and
--- the stream asked to wake its readers; on plain Postgres it does nothing.
+-- _stream_ping sends a Realtime broadcast on the stream's private topic, so
+-- that readers wake and read; the streams block sends an empty payload (the
+-- chunks never travel over Realtime). Without Supabase Realtime (plain
+-- Postgres) it does nothing.
 create or replace function better_supabase._stream_ping(stream_id text, event text, payload jsonb)
 returns void language plpgsql security definer set search_path = '' as $$
 begin
   if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is not null then
     execute 'select realtime.send($1, $2, $3, true)'
-      using payload, event, 'stream:' || _stream_ping.stream_id;
+      using coalesce(payload, '{}'::jsonb), event, 'stream:' || _stream_ping.stream_id;
   end if;
 end
 $$;
@@ -89,15 +93,16 @@ create or replace function better_supabase.stream_open(
   kind text default 'default',
   ttl interval default '1 day',
   wake boolean default true
-) returns boolean language plpgsql security definer set search_path = '' as $$
+) returns boolean language plpgsql security invoker set search_path = '' as $$
 #variable_conflict use_column
 declare
   n integer;
 begin
+  -- A null kind, wake or ttl means its default.
   insert into better_supabase.streams (id, owner_id, tenant_id, kind, wake, expires_at)
   values (stream_open.stream_id, stream_open.owner, stream_open.tenant,
           coalesce(stream_open.kind, 'default'), coalesce(stream_open.wake, true),
-          now() + stream_open.ttl)
+          now() + coalesce(stream_open.ttl, interval '1 day'))
   on conflict (id) do nothing;
   get diagnostics n = row_count;
   return n > 0;
@@ -108,7 +113,7 @@ create or replace function better_supabase.stream_append(
   stream_id text,
   from_idx integer,
   chunks text[]
-) returns jsonb language plpgsql security definer set search_path = ''
+) returns jsonb language plpgsql security invoker set search_path = ''
 -- Every lookup here is by key. A plan cached while the tables were small
 -- would scan them whole for the rest of the session (until the next
 -- ANALYZE); with sequential scans off, the cached plans use the keys.
@@ -149,7 +154,15 @@ begin
   order by c.stream_id desc, c.idx desc
   limit 1;
   v_next := coalesce(v_next, 0);
-  if stream_append.from_idx is null or stream_append.from_idx < 0 or stream_append.from_idx > v_next then
+  if stream_append.from_idx is null then
+    -- No place to put chunks at; an empty batch reports where the stream is.
+    if v_count > 0 then
+      raise exception 'stream %: append without an index', stream_append.stream_id
+        using errcode = 'not_null_violation';
+    end if;
+    return jsonb_build_object('next', v_next, 'cancelled', st.cancel_requested_at is not null);
+  end if;
+  if stream_append.from_idx < 0 or stream_append.from_idx > v_next then
     raise exception 'stream %: append at index % would leave a gap (next index is %)',
         stream_append.stream_id, stream_append.from_idx, v_next
       using errcode = 'P0001', hint = 'STREAM_GAP';
@@ -163,9 +176,10 @@ begin
     from unnest(stream_append.chunks[(v_next - stream_append.from_idx + 1):v_count]) with ordinality as u(t, o)
     on conflict do nothing;
   end if;
-  -- Without Realtime (plain Postgres) skip even the call.
-  if st.wake and pg_catalog.to_regnamespace('realtime') is not null then
-    perform better_supabase._stream_ping(stream_append.stream_id, 'append', jsonb_build_object('next', v_new));
+  -- An empty batch wakes nobody; without Realtime (plain Postgres) skip
+  -- even the call.
+  if st.wake and v_count > 0 and pg_catalog.to_regnamespace('realtime') is not null then
+    perform better_supabase._stream_ping(stream_append.stream_id, 'append', '{}'::jsonb);
   end if;
   return jsonb_build_object('next', v_new, 'cancelled', st.cancel_requested_at is not null);
 end
@@ -229,7 +243,7 @@ set enable_seqscan = off as $$
 $$;
 
 create or replace function better_supabase.stream_close(stream_id text)
-returns boolean language plpgsql security definer set search_path = '' as $$
+returns boolean language plpgsql security invoker set search_path = '' as $$
 #variable_conflict use_column
 declare
   v_wake boolean;
@@ -272,16 +286,18 @@ $$;
 create or replace function better_supabase.purge_streams(
   older_than interval default '1 day',
   batch integer default 1000
-) returns integer language plpgsql security definer set search_path = '' as $$
+) returns integer language plpgsql security invoker set search_path = '' as $$
 #variable_conflict use_column
 declare
   n integer;
 begin
+  -- A batch below one still deletes one stream, so a purge loop always
+  -- moves on.
   with doomed as (
     select s.id from better_supabase.streams s
-    where s.expires_at < now()
-       or s.closed_at < now() - coalesce(purge_streams.older_than, interval '1 day')
-    limit greatest(coalesce(purge_streams.batch, 1000), 0)
+    where s.expires_at <= now()
+       or s.closed_at <= now() - coalesce(purge_streams.older_than, interval '1 day')
+    limit greatest(coalesce(purge_streams.batch, 1000), 1)
     for update skip locked
   )
   delete from better_supabase.streams s using doomed d where s.id = d.id;
@@ -311,5 +327,27 @@ to service_role;
 grant execute on function
   better_supabase.stream_read(text, integer, integer),
   better_supabase.stream_status(text)
-to anon, authenticated, service_role;
+to authenticated, service_role;
 grant execute on function better_supabase.stream_cancel(text) to authenticated, service_role;
+-- The writer's functions run with the service role's rights and ping
+-- through this helper.
+grant execute on function better_supabase._stream_ping(text, text, jsonb) to service_role;
+
+-- Where Supabase Realtime is there, a stream's owner may listen on the
+-- stream's private topic (the pings carry nothing; chunks are read through
+-- row-level security).
+do $realtime$
+begin
+  if pg_catalog.to_regclass('realtime.messages') is not null then
+    drop policy if exists streams_owner_receive on realtime.messages;
+    create policy streams_owner_receive on realtime.messages for select to authenticated
+      using (
+        realtime.messages.extension = 'broadcast'
+        and (select realtime.topic()) like 'stream:%'
+        and exists (
+          select from better_supabase.streams s
+          where 'stream:' || s.id = (select realtime.topic())
+            and s.owner_id = (select auth.uid())));
+  end if;
+end
+$realtime$;

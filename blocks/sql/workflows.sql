@@ -1,6 +1,6 @@
 -- bsadapter block: workflows
 -- version: 1
--- requires: supabase-base
+-- requires: supabase-base, access
 --
 -- The engine-neutral run registry: every workflow engine records its runs
 -- here, keyed by (engine, external_id), so that apps list, show and cancel

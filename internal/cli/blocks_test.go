@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/bsadapter/bsadapter/blocks"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestBlocksInstallCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	want := "supabase-base 1: already installed\nstreams 1: already installed\nai-chat 2: installed\nworkflows 1: installed\n"
+	want := "supabase-base 1: already installed\naccess 1: installed\nstreams 1: already installed\nai-chat 2: installed\nworkflows 1: installed\n"
 	if out != want {
 		t.Errorf("second install printed:\n%s\nwant:\n%s", out, want)
 	}
@@ -61,7 +62,7 @@ func TestBlocksInstallCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if doc.SchemaVersion != 1 || doc.Database != db || len(doc.Modules) != 4 {
+	if doc.SchemaVersion != 1 || doc.Database != db || len(doc.Modules) != len(blocks.List()) {
 		t.Errorf("JSON: %+v", doc)
 	}
 	for _, m := range doc.Modules {

@@ -19,6 +19,14 @@ const (
 	HintPermissionDenied = "PERMISSION_DENIED"
 )
 
+// Refused reports whether err is the store refusing the caller the call
+// itself (SQLSTATE 42501, or the hint PERMISSION_DENIED), as opposed to
+// any other failure.
+func Refused(err error) bool {
+	var se *StoreError
+	return errors.As(err, &se) && (se.SQLState == "42501" || se.Hint == HintPermissionDenied)
+}
+
 // StoreError is a failure the store reported as part of its contract: a
 // hint such as STREAM_GAP and, for SQL stores, the SQLSTATE.
 type StoreError struct {

@@ -280,7 +280,13 @@ type memView struct {
 	c conform.Caller
 }
 
+// errAnonRefused is what upstream answers anon on any stream function.
+var errAnonRefused = &conform.StoreError{Hint: conform.HintPermissionDenied, SQLState: "42501", Message: "anon may not call the stream functions"}
+
 func (v memView) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
+	if v.c.Role == conform.RoleAnon {
+		return nil, errAnonRefused
+	}
 	if v.m.status(v.c, id) == nil {
 		return []string{}, nil
 	}
@@ -288,10 +294,18 @@ func (v memView) ReadAll(ctx context.Context, id string, from int) ([]string, er
 }
 
 func (v memView) Status(_ context.Context, id string) (*conform.StreamStatus, error) {
+	if v.c.Role == conform.RoleAnon {
+		return nil, errAnonRefused
+	}
 	return v.m.status(v.c, id), nil
 }
 
-func (v memView) Cancel(_ context.Context, id string) (bool, error) { return v.m.cancel(v.c, id), nil }
+func (v memView) Cancel(_ context.Context, id string) (bool, error) {
+	if v.c.Role == conform.RoleAnon {
+		return false, errAnonRefused
+	}
+	return v.m.cancel(v.c, id), nil
+}
 
 func (v memView) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
 	if v.c.Role != "" && v.c.Role != conform.RoleService {

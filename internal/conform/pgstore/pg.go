@@ -24,10 +24,12 @@ import (
 // pgStore runs the suites against the embedded blocks in PostgreSQL. The
 // blocks are installed once, in a template database; the run works in a
 // clone of it, and a case that purges gets a clone of its own. Every call
-// goes through the blocks' SQL functions with a real caller's rights: the
-// service role for writes, an authenticated user (a JWT sub) or anon in a
-// transaction for the visibility cases. Only moving time is done as the
-// connecting (owner) role, by shifting timestamps.
+// goes through the blocks' SQL functions with a real caller's rights, taken
+// the way PostgREST takes them on Supabase (request.jwt.claims with the
+// role, and sub for a user, then SET ROLE): the service role for writes, an
+// authenticated user or anon in a transaction for the visibility cases.
+// Only moving time is done as the connecting (owner) role, by shifting
+// timestamps.
 type pgStore struct {
 	srv      *pgserver.Server
 	template string
@@ -175,8 +177,12 @@ func (d *pgDB) with(ctx context.Context, fn func(*pgx.Conn) error) error {
 		if c, err = d.connect(ctx); err != nil {
 			return err
 		}
-		if _, err := c.Exec(ctx, "set role service_role"); err != nil {
-			return fmt.Errorf("set role service_role: %w", err)
+		// As PostgREST does with the service key: the claims first, then
+		// the role. The blocks recognise the service role by that claim
+		// (or by a login of the server's admin roles), so this works for
+		// any login that may become service_role.
+		if _, err := c.Exec(ctx, `select pg_catalog.set_config('request.jwt.claims', '{"role":"service_role"}', false); set role service_role`); err != nil {
+			return fmt.Errorf("act as service_role: %w", err)
 		}
 	}
 	err := fn(c)

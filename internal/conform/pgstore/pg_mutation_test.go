@@ -46,6 +46,8 @@ func TestPGMutantsCaught(t *testing.T) {
 		{"ignore-close", "", map[string]string{"if st.closed_at is not null then": "if false then"},
 			[]string{"streams/append-after-close-refused"}, ""},
 		{"leak-owners", `
+			grant select on better_supabase.streams, better_supabase.stream_chunks to anon;
+			grant execute on function better_supabase.stream_read(text, integer, integer), better_supabase.stream_status(text) to anon;
 			create policy conform_leak on better_supabase.streams for select to anon, authenticated using (true);
 			create policy conform_leak on better_supabase.stream_chunks for select to anon, authenticated using (true);`,
 			nil, []string{"streams/anon-sees-nothing", "streams/stranger-sees-nothing"}, ""},

@@ -2,6 +2,7 @@ package pgtest_test
 
 import (
 	"context"
+	"github.com/bsadapter/bsadapter/blocks"
 	"os"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ func TestDBHasTheBlocks(t *testing.T) {
 	s, db := pgtest.DB(t)
 	conn := pgtest.Conn(t, s, db)
 	var n int
-	if err := conn.QueryRow(context.Background(), "select count(*) from better_supabase.modules").Scan(&n); err != nil || n != 4 {
+	if err := conn.QueryRow(context.Background(), "select count(*) from better_supabase.modules").Scan(&n); err != nil || n != len(blocks.List()) {
 		t.Fatalf("%d modules, %v", n, err)
 	}
 	if s != pgtest.Server(t) {

@@ -1,0 +1,118 @@
+-- bsadapter block: access
+-- version: 1
+-- requires: supabase-base
+-- mode: custom
+--
+-- A small stand-in for better-supabase's tenant and access modules, for a
+-- database that has none: the blocks ask better_supabase.can(scope, id,
+-- permission) and better_supabase.tenant_ids_with(permission) who may do
+-- what, log through better_supabase.audit_event(...) and read plans through
+-- better_supabase.tenant_entitlements(tenant). Here a user holds a
+-- permission in a tenant when better_supabase.tenant_permissions has the
+-- row (tenant_id, user_id, permission); permissions are independent of one
+-- another. Each function is created only where the database lacks it (a
+-- better-supabase project keeps its own), or replaced where this module
+-- made it before (its comment says so).
+
+grant usage on schema better_supabase to anon, authenticated, service_role;
+
+do $access$
+declare
+  mark constant text := 'bsadapter access stand-in';
+  -- Whether this module may (re)define the function: it is missing, or
+  -- this module made it.
+  ours_or_missing constant text :=
+    'select p is null or coalesce(pg_catalog.obj_description(p, ''pg_proc''), '''') = $1 '
+    'from pg_catalog.to_regprocedure($2) p';
+  ok boolean;
+begin
+  execute ours_or_missing into ok using mark, 'better_supabase.can(text,uuid,text)';
+  if ok then
+    -- The grants table exists only where the stand-in decides.
+    create table if not exists better_supabase.tenant_permissions (
+      tenant_id uuid not null,
+      user_id uuid not null references auth.users (id) on delete cascade,
+      permission text not null check (pg_catalog.char_length(permission) between 1 and 200),
+      granted_at timestamptz not null default now(),
+      primary key (tenant_id, user_id, permission)
+    );
+    create index if not exists tenant_permissions_user_idx
+      on better_supabase.tenant_permissions (user_id, permission);
+    alter table better_supabase.tenant_permissions enable row level security;
+    -- The server grants and revokes; members learn what they hold only
+    -- through can() and tenant_ids_with().
+    revoke all on table better_supabase.tenant_permissions from anon, authenticated, service_role;
+    grant select, insert, update, delete on table better_supabase.tenant_permissions to service_role;
+    if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase'
+                   and tablename = 'tenant_permissions' and policyname = 'tenant_permissions_service_all') then
+      create policy tenant_permissions_service_all on better_supabase.tenant_permissions
+        for all to service_role using (true) with check (true);
+    end if;
+
+    create or replace function better_supabase.can(scope text, scope_id uuid, permission text)
+    returns boolean language sql stable security definer set search_path = '' as $fn$
+      select coalesce(can.scope = 'tenant' and exists (
+        select from better_supabase.tenant_permissions g
+        where g.tenant_id = can.scope_id
+          and g.user_id = (select auth.uid())
+          and g.permission = can.permission), false)
+    $fn$;
+    execute pg_catalog.format('comment on function better_supabase.can(text, uuid, text) is %L', mark);
+    revoke all on function better_supabase.can(text, uuid, text) from public, anon, authenticated, service_role;
+    grant execute on function better_supabase.can(text, uuid, text) to anon, authenticated, service_role;
+  end if;
+
+  execute ours_or_missing into ok using mark, 'better_supabase.tenant_ids_with(text)';
+  if ok then
+    create or replace function better_supabase.tenant_ids_with(permission text)
+    returns setof uuid language sql stable security definer set search_path = '' as $fn$
+      select g.tenant_id from better_supabase.tenant_permissions g
+      where g.user_id = (select auth.uid()) and g.permission = tenant_ids_with.permission
+    $fn$;
+    execute pg_catalog.format('comment on function better_supabase.tenant_ids_with(text) is %L', mark);
+    revoke all on function better_supabase.tenant_ids_with(text) from public, anon, authenticated, service_role;
+    grant execute on function better_supabase.tenant_ids_with(text) to anon, authenticated, service_role;
+  end if;
+
+  -- Audit events go nowhere here: plain PostgreSQL has no audit log.
+  execute ours_or_missing into ok using mark,
+    'better_supabase.audit_event(text,text,text,text,text,text,uuid,jsonb,text,jsonb,uuid,text,text,text)';
+  if ok then
+    create or replace function better_supabase.audit_event(
+      event_type text,
+      category text default null,
+      outcome text default 'success',
+      source text default null,
+      target_type text default null,
+      record_id text default null,
+      tenant uuid default null,
+      metadata jsonb default '{}',
+      idempotency_key text default null,
+      restricted jsonb default null,
+      actor_id uuid default null,
+      summary text default null,
+      target_label text default null,
+      correlation_id text default null
+    ) returns text language sql stable security definer set search_path = '' as $fn$
+      select null::text
+    $fn$;
+    execute pg_catalog.format('comment on function better_supabase.audit_event(text, text, text, text, text, text, uuid, jsonb, text, jsonb, uuid, text, text, text) is %L', mark);
+    revoke all on function better_supabase.audit_event(text, text, text, text, text, text, uuid, jsonb, text, jsonb, uuid, text, text, text)
+      from public, anon, authenticated, service_role;
+    grant execute on function better_supabase.audit_event(text, text, text, text, text, text, uuid, jsonb, text, jsonb, uuid, text, text, text)
+      to service_role;
+  end if;
+
+  -- No billing here: no tenant has a plan's features.
+  execute ours_or_missing into ok using mark, 'better_supabase.tenant_entitlements(uuid)';
+  if ok then
+    create or replace function better_supabase.tenant_entitlements(tenant uuid)
+    returns text[] language sql stable security definer set search_path = '' as $fn$
+      select '{}'::text[]
+    $fn$;
+    execute pg_catalog.format('comment on function better_supabase.tenant_entitlements(uuid) is %L', mark);
+    revoke all on function better_supabase.tenant_entitlements(uuid) from public, anon, authenticated, service_role;
+    grant execute on function better_supabase.tenant_entitlements(uuid) to authenticated, service_role;
+  end if;
+end
+$access$;
