@@ -35,7 +35,9 @@ var wantModules = []struct {
 	{"access", "1", []string{"can", "tenant_ids_with", "audit_event", "tenant_entitlements"}},
 	{"streams", "1", []string{"stream_open", "stream_append", "stream_read", "stream_status", "stream_close", "stream_cancel", "purge_streams"}},
 	{"ai-chat", "2", []string{"append_ai_user_message", "save_ai_assistant_message", "ai_message_path", "claim_ai_chat_stream", "release_ai_chat_stream", "request_ai_chat_stop"}},
-	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs"}},
+	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs",
+		"create_workflow_schedule", "workflow_schedules_list", "pause_workflow_schedule", "remove_workflow_schedule", "claim_due_workflow_schedules", "advance_workflow_schedule",
+		"acquire_workflow_semaphore", "release_workflow_semaphore", "workflow_admission_active", "request_workflow_start", "claim_workflow_start_requests", "mark_workflow_start_request"}},
 }
 
 func TestListInDependencyOrder(t *testing.T) {

@@ -545,8 +545,9 @@ func takeIdentity(exec func(string) ([]*pgconn.Result, error), as json.RawMessag
 var codeLike = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
 // outcome normalises the checked statement's result as the corpus does: a
-// value becomes JSON by its type; an error keeps its SQLSTATE and a
-// code-like hint only.
+// value becomes JSON by its type (booleans, numbers, json and jsonb as
+// themselves, anything else as its text); an error keeps its SQLSTATE and
+// a code-like hint only.
 func outcome(results []*pgconn.Result, err error) string {
 	if err != nil {
 		var pgErr *pgconn.PgError
@@ -585,6 +586,13 @@ func outcome(results []*pgconn.Result, err error) string {
 				return fmt.Sprintf("an integer that does not parse: %q", raw)
 			}
 			v = n
+		case 700, 701, 1700: // float4, float8, numeric: numbers too, as
+			// measured (round(extract(epoch ...)) is numeric since
+			// PostgreSQL 14, and the corpus has it as a number)
+			if !json.Valid(raw) {
+				return fmt.Sprintf("a number JSON cannot hold: %s", raw)
+			}
+			v = json.RawMessage(raw)
 		case 114, 3802: // json, jsonb
 			v = json.RawMessage(raw)
 		default:

@@ -12,31 +12,43 @@ import (
 
 // The signatures contracts.md gives, in its own notation.
 var wantSignatures = map[string]struct{ args, result string }{
-	"better_supabase.stream_open":               {"stream_id text, owner uuid = null, tenant uuid = null, kind text = 'default', ttl interval = '1 day', wake boolean = true", "boolean"},
-	"better_supabase.stream_append":             {"stream_id text, from_idx integer, chunks text[]", "jsonb"},
-	"better_supabase.stream_read":               {"stream_id text, from_idx integer = 0, max integer = 1000", "jsonb"},
-	"better_supabase.stream_status":             {"stream_id text", "jsonb"},
-	"better_supabase.stream_close":              {"stream_id text", "boolean"},
-	"better_supabase.stream_cancel":             {"stream_id text", "boolean"},
-	"better_supabase.purge_streams":             {"older_than interval = '1 day', batch integer = 1000", "integer"},
-	"better_supabase.append_ai_user_message":    {"chat uuid, message jsonb, trigger text = 'submit-message', message_id text = null", "jsonb"},
-	"better_supabase.save_ai_assistant_message": {"chat uuid, message jsonb, parent_id text, status text = 'complete', model text = null, format text = 'canonical', native jsonb = null, run uuid = null", "jsonb"},
-	"better_supabase.ai_message_path":           {"chat uuid, leaf text = null, include_native boolean = false", "jsonb"},
-	"better_supabase.claim_ai_chat_stream":      {"chat uuid, stream text, model text = null, message_id text = null, engine text = 'ai-sdk', external_run_id text = null", "jsonb"},
-	"better_supabase.release_ai_chat_stream":    {"chat uuid, stream text, status text = 'completed', usage jsonb = null, generation_id text = null, error text = null, cost_micro_usd bigint = null", "boolean"},
-	"better_supabase.request_ai_chat_stop":      {"chat uuid", "jsonb"},
-	"better_supabase.record_workflow_run":       {"engine text, external_id text, definition text, status text, tenant uuid = null, actor uuid = null, attributes jsonb = '{}', error text = null, started_at timestamp with time zone = null, completed_at timestamp with time zone = null", "uuid"},
-	"better_supabase.workflow_runs_list":        {"tenant uuid = null, definition text = null, status text = null, max integer = 50, before timestamp with time zone = null", "jsonb"},
-	"better_supabase.workflow_run_get":          {"run text", "jsonb"},
-	"better_supabase.request_workflow_cancel":   {"run text", "jsonb"},
-	"better_supabase.purge_workflow_runs":       {"older_than interval = '30 days', batch integer = 1000", "integer"},
-	"better_supabase.can":                       {"scope text, scope_id uuid, permission text", "boolean"},
-	"better_supabase.tenant_ids_with":           {"permission text", "SETOF uuid"},
-	"better_supabase.audit_event":               {"event_type text, category text = null, outcome text = 'success', source text = null, target_type text = null, record_id text = null, tenant uuid = null, metadata jsonb = '{}', idempotency_key text = null, restricted jsonb = null, actor_id uuid = null, summary text = null, target_label text = null, correlation_id text = null", "text"},
-	"better_supabase.tenant_entitlements":       {"tenant uuid", "text[]"},
-	"auth.uid":                                  {"", "uuid"},
-	"auth.jwt":                                  {"", "jsonb"},
-	"auth.role":                                 {"", "text"},
+	"better_supabase.stream_open":                   {"stream_id text, owner uuid = null, tenant uuid = null, kind text = 'default', ttl interval = '1 day', wake boolean = true", "boolean"},
+	"better_supabase.stream_append":                 {"stream_id text, from_idx integer, chunks text[]", "jsonb"},
+	"better_supabase.stream_read":                   {"stream_id text, from_idx integer = 0, max integer = 1000", "jsonb"},
+	"better_supabase.stream_status":                 {"stream_id text", "jsonb"},
+	"better_supabase.stream_close":                  {"stream_id text", "boolean"},
+	"better_supabase.stream_cancel":                 {"stream_id text", "boolean"},
+	"better_supabase.purge_streams":                 {"older_than interval = '1 day', batch integer = 1000", "integer"},
+	"better_supabase.append_ai_user_message":        {"chat uuid, message jsonb, trigger text = 'submit-message', message_id text = null", "jsonb"},
+	"better_supabase.save_ai_assistant_message":     {"chat uuid, message jsonb, parent_id text, status text = 'complete', model text = null, format text = 'canonical', native jsonb = null, run uuid = null", "jsonb"},
+	"better_supabase.ai_message_path":               {"chat uuid, leaf text = null, include_native boolean = false", "jsonb"},
+	"better_supabase.claim_ai_chat_stream":          {"chat uuid, stream text, model text = null, message_id text = null, engine text = 'ai-sdk', external_run_id text = null", "jsonb"},
+	"better_supabase.release_ai_chat_stream":        {"chat uuid, stream text, status text = 'completed', usage jsonb = null, generation_id text = null, error text = null, cost_micro_usd bigint = null", "boolean"},
+	"better_supabase.request_ai_chat_stop":          {"chat uuid", "jsonb"},
+	"better_supabase.record_workflow_run":           {"engine text, external_id text, definition text, status text, tenant uuid = null, actor uuid = null, attributes jsonb = '{}', error text = null, started_at timestamp with time zone = null, completed_at timestamp with time zone = null", "uuid"},
+	"better_supabase.workflow_runs_list":            {"tenant uuid = null, definition text = null, status text = null, max integer = 50, before timestamp with time zone = null", "jsonb"},
+	"better_supabase.workflow_run_get":              {"run text", "jsonb"},
+	"better_supabase.request_workflow_cancel":       {"run text", "jsonb"},
+	"better_supabase.purge_workflow_runs":           {"older_than interval = '30 days', batch integer = 1000", "integer"},
+	"better_supabase.create_workflow_schedule":      {"name text, workflow text, cron text, next_run timestamp with time zone, payload jsonb = '{}', timezone text = 'UTC', tenant uuid = null", "jsonb"},
+	"better_supabase.workflow_schedules_list":       {"tenant uuid = null", "jsonb"},
+	"better_supabase.pause_workflow_schedule":       {"schedule uuid, paused boolean = true", "boolean"},
+	"better_supabase.remove_workflow_schedule":      {"schedule uuid", "boolean"},
+	"better_supabase.claim_due_workflow_schedules":  {"lease integer = 60, batch integer = 50", "jsonb"},
+	"better_supabase.advance_workflow_schedule":     {"schedule uuid, fired timestamp with time zone, next_run timestamp with time zone", "boolean"},
+	"better_supabase.acquire_workflow_semaphore":    {"key text, holder text, max integer, ttl interval = '00:05:00'", "boolean"},
+	"better_supabase.release_workflow_semaphore":    {"key text, holder text", "boolean"},
+	"better_supabase.workflow_admission_active":     {"key text", "integer"},
+	"better_supabase.request_workflow_start":        {"key text, workflow text, payload jsonb = '{}', tenant uuid = null, actor uuid = null, concurrency integer = null, debounce interval = null, singleton boolean = false", "jsonb"},
+	"better_supabase.claim_workflow_start_requests": {"lease integer = 60, batch integer = 50", "jsonb"},
+	"better_supabase.mark_workflow_start_request":   {"request uuid, run text", "boolean"},
+	"better_supabase.can":                           {"scope text, scope_id uuid, permission text", "boolean"},
+	"better_supabase.tenant_ids_with":               {"permission text", "SETOF uuid"},
+	"better_supabase.audit_event":                   {"event_type text, category text = null, outcome text = 'success', source text = null, target_type text = null, record_id text = null, tenant uuid = null, metadata jsonb = '{}', idempotency_key text = null, restricted jsonb = null, actor_id uuid = null, summary text = null, target_label text = null, correlation_id text = null", "text"},
+	"better_supabase.tenant_entitlements":           {"tenant uuid", "text[]"},
+	"auth.uid":                                      {"", "uuid"},
+	"auth.jwt":                                      {"", "jsonb"},
+	"auth.role":                                     {"", "text"},
 }
 
 var castRe = regexp.MustCompile(`::[a-z ]+(\[\])?`)
@@ -124,10 +136,12 @@ func TestRowLevelSecurityOnEveryTable(t *testing.T) {
 
 // What each role may execute. Everything else must be refused.
 var mayExecute = map[string][]string{
-	"anon": {"can", "tenant_ids_with", "workflow_runs_list", "workflow_run_get", "auth.uid", "auth.jwt", "auth.role"},
+	"anon": {"can", "tenant_ids_with", "auth.uid", "auth.jwt", "auth.role"},
 	"authenticated": {"can", "tenant_ids_with", "tenant_entitlements",
 		"stream_read", "stream_status", "stream_cancel", "append_ai_user_message", "ai_message_path", "request_ai_chat_stop",
-		"workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "auth.uid", "auth.jwt", "auth.role"},
+		"workflow_runs_list", "workflow_run_get", "request_workflow_cancel",
+		"create_workflow_schedule", "workflow_schedules_list", "pause_workflow_schedule", "remove_workflow_schedule",
+		"auth.uid", "auth.jwt", "auth.role"},
 }
 
 func TestWhoMayExecuteWhat(t *testing.T) {
@@ -158,12 +172,12 @@ func checkExecuteRights(t *testing.T, conn *pgx.Conn) {
 			want := false
 			switch {
 			case role == "service_role":
-				want = !strings.HasPrefix(fn, "_") || fn == "_ai_parts_valid" || fn == "_workflow_run_json" || fn == "_uuid_or_null" || fn == "_stream_ping"
+				want = !strings.HasPrefix(fn, "_") || fn == "_ai_parts_valid" || fn == "_workflow_run_json" || fn == "_workflow_schedule_json" || fn == "_uuid_or_null" || fn == "_stream_ping"
 			default:
 				for _, f := range mayExecute[role] {
 					want = want || f == fn
 				}
-				want = want || fn == "_workflow_run_json" || fn == "_uuid_or_null" || (role == "authenticated" && fn == "_ai_parts_valid")
+				want = want || (role == "authenticated" && (fn == "_ai_parts_valid" || fn == "_workflow_run_json" || fn == "_workflow_schedule_json" || fn == "_uuid_or_null"))
 			}
 			if may != want {
 				t.Errorf("%s may execute %s: %v, want %v", role, fn, may, want)

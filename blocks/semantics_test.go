@@ -254,6 +254,10 @@ func TestAIChatSemantics(t *testing.T) {
 func TestWorkflowsSemantics(t *testing.T) {
 	s, db := pgtest.DB(t)
 	c := pgtest.Conn(t, s, db)
+	// An actor is a user (upstream's foreign key).
+	if _, err := c.Exec(context.Background(), "insert into auth.users (id) values ($1)", bob); err != nil {
+		t.Fatal(err)
+	}
 	id := q(t, c, "select better_supabase.record_workflow_run('temporal', 'wf-1', 'order', 'queued', tenant => '"+alice+"', attributes => '{\"a\":1,\"b\":1}')").(string)
 	again := q(t, c, "select better_supabase.record_workflow_run('temporal', 'wf-1', 'order-v2', 'failed', tenant => '"+bob+"', actor => '"+bob+"', attributes => '{\"b\":2}', error => repeat('e', 5000), started_at => '2024-01-01Z')").(string)
 	if again != id {
@@ -310,4 +314,26 @@ func TestStreamsRealtimePing(t *testing.T) {
 	wantJSON(t, q(t, c, "select jsonb_agg(jsonb_build_array(event, topic, private) order by n) from realtime.sent"),
 		`[["append","stream:rt",true],["cancel","stream:rt",true],["close","stream:rt",true]]`, "pings")
 	wantJSON(t, q(t, c, "select count(*) from realtime.sent where payload::text like '%secret%'"), "0", "pings carrying chunks")
+}
+
+// Where Realtime is there, every status change of a run pings the run's
+// topic and, for a tenant's run, the tenant's; a report that keeps the
+// status sends nothing.
+func TestWorkflowsRealtimePing(t *testing.T) {
+	s, db := pgtest.DB(t)
+	c := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, `
+		create schema realtime;
+		create table realtime.sent (n serial, payload jsonb, event text, topic text, private boolean);
+		create function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+		returns void language sql as $$ insert into realtime.sent (payload, event, topic, private) values ($1, $2, $3, $4) $$;`); err != nil {
+		t.Fatal(err)
+	}
+	id := q(t, c, "select better_supabase.record_workflow_run('e', 'x1', 'd', 'queued', tenant => '"+alice+"')").(string)
+	q(t, c, "select better_supabase.record_workflow_run('e', 'x1', 'd', 'queued', attributes => '{\"a\":1}')")
+	q(t, c, "select better_supabase.record_workflow_run('e', 'x1', 'd', 'running')")
+	wantJSON(t, q(t, c, "select jsonb_agg(jsonb_build_array(payload ->> 'status', event, topic, private) order by n) from realtime.sent"),
+		`[["queued","status","workflow-run:`+id+`",true],["queued","status","workflow-runs:`+alice+`",true],`+
+			`["running","status","workflow-run:`+id+`",true],["running","status","workflow-runs:`+alice+`",true]]`, "pings")
 }

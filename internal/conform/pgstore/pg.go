@@ -551,6 +551,13 @@ func (r pgRegistry) Record(ctx context.Context, in conform.RunRecord) (string, e
 	}
 	var id string
 	err = r.db.with(ctx, func(c *pgx.Conn) error {
+		// An actor is a user of the project (a foreign key to auth.users),
+		// as a stream's owner is.
+		if in.Actor != "" {
+			if _, err := c.Exec(ctx, "insert into auth.users (id) values ($1) on conflict do nothing", in.Actor); err != nil {
+				return pgErr(err)
+			}
+		}
 		return scalar(ctx, c, &id, `select better_supabase.record_workflow_run($1, $2, $3, $4, $5::uuid, $6::uuid, $7::jsonb, $8, $9::timestamptz, $10::timestamptz)::text`,
 			in.Engine, in.ExternalID, in.Definition, in.Status, nullable(in.Tenant), nullable(in.Actor), string(aj), in.Error, in.StartedAt, in.CompletedAt)
 	})
