@@ -11,9 +11,12 @@ package blocks
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
 	"sort"
@@ -48,23 +51,63 @@ type Module struct {
 	Functions []string `json:"functions"`
 	// SQL is the module's SQL, without the registry bookkeeping.
 	SQL string `json:"-"`
+	// File is where the SQL comes from: sql/<name>.sql for an embedded
+	// module, the file's path for one loaded from a folder.
+	File string `json:"file,omitempty"`
 }
 
 // BaseModule is the module that provides the Supabase pieces (roles, auth
 // schema) on a database that is not a Supabase one.
 const BaseModule = "supabase-base"
 
-var (
+// Set is a set of modules to install: the embedded blocks (Embedded), or
+// modules read from a folder (LoadDir).
+type Set struct {
 	modules  []Module
 	registry string
+	// source is the folder the modules come from; "" for the embedded
+	// blocks.
+	source string
+}
+
+var (
+	embedded *Set
 	loadErr  error
 )
 
-func init() { modules, registry, loadErr = load(files) }
+func init() {
+	mods, reg, err := load(files)
+	embedded, loadErr = &Set{modules: mods, registry: reg}, err
+}
+
+// Embedded returns the blocks bsadapter embeds.
+func Embedded() *Set { return embedded }
+
+// IsEmbedded reports whether s is the embedded blocks.
+func (s *Set) IsEmbedded() bool { return s == nil || s.source == "" }
+
+// Source says where the modules come from: "embedded", or the folder.
+func (s *Set) Source() string {
+	if s.IsEmbedded() {
+		return "embedded"
+	}
+	return s.source
+}
+
+// Hash names the set by its contents (every module's name, version and
+// SQL, and the registry bookkeeping), for caches keyed by what they hold.
+func (s *Set) Hash() string {
+	h := sha256.New()
+	io.WriteString(h, s.registry+"\x00")
+	for _, m := range s.modules {
+		io.WriteString(h, m.Name+"\x00"+m.Version+"\x00"+m.Mode+"\x00"+m.SQL+"\x00")
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 var (
 	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires|mode):[ \t]*(.*)$`)
-	funcRe   = regexp.MustCompile(`(?i)create\s+(?:or\s+replace\s+)?function\s+([a-z_]+)\.([a-z_][a-z0-9_]*)\s*\(`)
+	funcRe   = regexp.MustCompile(`(?i)create\s+(?:or\s+replace\s+)?function\s+"?([a-z_]+)"?\."?([a-z_][a-z0-9_]*)"?\s*\(`)
 )
 
 // load reads the modules' headers (name, version, requires) and finds the
@@ -87,7 +130,7 @@ func load(fsys fs.FS) ([]Module, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		m := Module{SQL: string(b), Mode: "managed", Requires: []string{}, Functions: []string{}}
+		m := Module{SQL: string(b), File: p, Mode: "managed", Requires: []string{}, Functions: []string{}}
 		for _, h := range headerRe.FindAllStringSubmatch(m.SQL, -1) {
 			v := strings.TrimSpace(h[2])
 			switch h[1] {
@@ -115,18 +158,33 @@ func load(fsys fs.FS) ([]Module, string, error) {
 		if want := "sql/" + m.Name + ".sql"; p != want {
 			return nil, "", fmt.Errorf("blocks: %s: module %s must live in %s", p, m.Name, want)
 		}
-		seen := map[string]bool{}
-		for _, f := range funcRe.FindAllStringSubmatch(m.SQL, -1) {
-			name := strings.ToLower(f[1] + "." + f[2])
-			if strings.HasPrefix(f[2], "_") || seen[name] {
-				continue // helpers are not part of the contract
-			}
-			seen[name] = true
-			m.Functions = append(m.Functions, name)
-		}
+		m.Functions = publicFunctions(m.SQL)
 		byName[m.Name] = m
 	}
-	// Dependency order, ties broken by name so the order is stable.
+	ordered, err := dependencyOrder(byName)
+	return ordered, string(reg), err
+}
+
+// publicFunctions lists the functions sql defines, schema-qualified, in
+// the order it defines them; helpers (a name starting with _) are not part
+// of the contract.
+func publicFunctions(sql string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, f := range funcRe.FindAllStringSubmatch(sql, -1) {
+		name := strings.ToLower(f[1] + "." + f[2])
+		if strings.HasPrefix(f[2], "_") || seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, name)
+	}
+	return out
+}
+
+// dependencyOrder sorts modules so that each comes after what it
+// requires, ties broken by name so that the order is stable.
+func dependencyOrder(byName map[string]Module) ([]Module, error) {
 	var names []string
 	for n := range byName {
 		names = append(names, n)
@@ -138,7 +196,7 @@ func load(fsys fs.FS) ([]Module, string, error) {
 	visit = func(n, from string) error {
 		m, ok := byName[n]
 		if !ok {
-			return fmt.Errorf("blocks: module %s requires %s, which is not embedded", from, n)
+			return fmt.Errorf("blocks: module %s requires %s, which is not among the modules", from, n)
 		}
 		switch state[n] {
 		case 1:
@@ -158,16 +216,19 @@ func load(fsys fs.FS) ([]Module, string, error) {
 	}
 	for _, n := range names {
 		if err := visit(n, n); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
-	return ordered, string(reg), nil
+	return ordered, nil
 }
 
 // List returns every embedded module in dependency order.
-func List() []Module {
-	out := make([]Module, len(modules))
-	for i, m := range modules {
+func List() []Module { return embedded.List() }
+
+// List returns every module of the set in dependency order.
+func (s *Set) List() []Module {
+	out := make([]Module, len(s.modules))
+	for i, m := range s.modules {
 		m.Requires = append([]string{}, m.Requires...)
 		m.Functions = append([]string{}, m.Functions...)
 		out[i] = m
@@ -176,33 +237,49 @@ func List() []Module {
 }
 
 // Names returns the names of the embedded modules in dependency order.
-func Names() []string {
+func Names() []string { return embedded.Names() }
+
+// Names returns the names of the set's modules in dependency order.
+func (s *Set) Names() []string {
 	var names []string
-	for _, m := range modules {
+	for _, m := range s.modules {
 		names = append(names, m.Name)
 	}
 	return names
 }
 
-// UnknownModuleError is the error for a module name that is not embedded.
-type UnknownModuleError struct{ Name string }
+// UnknownModuleError is the error for a module name that is not in the
+// set.
+type UnknownModuleError struct {
+	Name string
+	// Known lists the set's modules.
+	Known []string
+}
 
 // Error names the unknown module and the known ones.
 func (e *UnknownModuleError) Error() string {
-	return fmt.Sprintf("blocks: no module %q (the modules are %s)", e.Name, strings.Join(Names(), ", "))
+	known := e.Known
+	if known == nil {
+		known = Names()
+	}
+	return fmt.Sprintf("blocks: no module %q (the modules are %s)", e.Name, strings.Join(known, ", "))
 }
 
 // Resolve returns the named modules and everything they require, in
 // dependency order. No names means every module.
-func Resolve(names ...string) ([]Module, error) {
-	if loadErr != nil {
+func Resolve(names ...string) ([]Module, error) { return embedded.Resolve(names...) }
+
+// Resolve returns the named modules of the set and everything they
+// require, in dependency order. No names means every module.
+func (s *Set) Resolve(names ...string) ([]Module, error) {
+	if s.IsEmbedded() && loadErr != nil {
 		return nil, loadErr
 	}
 	if len(names) == 0 {
-		return List(), nil
+		return s.List(), nil
 	}
 	byName := map[string]Module{}
-	for _, m := range modules {
+	for _, m := range s.modules {
 		byName[m.Name] = m
 	}
 	want := map[string]bool{}
@@ -210,7 +287,7 @@ func Resolve(names ...string) ([]Module, error) {
 	add = func(n string) error {
 		m, ok := byName[n]
 		if !ok {
-			return &UnknownModuleError{Name: n}
+			return &UnknownModuleError{Name: n, Known: s.Names()}
 		}
 		if want[n] {
 			return nil
@@ -229,7 +306,7 @@ func Resolve(names ...string) ([]Module, error) {
 		}
 	}
 	var out []Module
-	for _, m := range List() {
+	for _, m := range s.List() {
 		if want[m.Name] {
 			out = append(out, m)
 		}
@@ -241,18 +318,26 @@ func Resolve(names ...string) ([]Module, error) {
 // require, in dependency order, one transaction per module, including the
 // registry bookkeeping. No names means every module. It is meant for people
 // who install with their own migration tool; running it twice is harmless.
-func SQL(names ...string) (string, error) {
-	mods, err := Resolve(names...)
+func SQL(names ...string) (string, error) { return embedded.SQL(names...) }
+
+// SQL returns the SQL that installs the named modules of the set and
+// everything they require, as the package's SQL does for the embedded
+// blocks.
+func (s *Set) SQL(names ...string) (string, error) {
+	mods, err := s.Resolve(names...)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	b.WriteString("-- better-supabase blocks for bsadapter: " + strings.Join(moduleNames(mods), ", ") + "\n")
+	if !s.IsEmbedded() {
+		b.WriteString("-- Modules from " + s.source + ", with the embedded ones they need.\n")
+	}
 	b.WriteString("-- Each module runs in one transaction, in dependency order; every statement\n")
 	b.WriteString("-- leaves what already exists alone, so running this twice is harmless.\n")
 	for _, m := range mods {
 		fmt.Fprintf(&b, "\n-- ==== module %s, version %s ====\nbegin;\n\n", m.Name, m.Version)
-		b.WriteString(strings.TrimSpace(registry))
+		b.WriteString(strings.TrimSpace(s.registry))
 		// As Install does, leave alone a module whose pieces the database
 		// has of its own (supabase-base on Supabase, access on a
 		// better-supabase project), and refuse to replace a newer
@@ -277,7 +362,7 @@ func SQL(names ...string) (string, error) {
 			// or bsadapter installed them.
 			for _, tag := range []string{baseQuote, "$guard$"} {
 				if strings.Contains(body, tag) {
-					return "", fmt.Errorf("blocks: sql/%s.sql contains %s, which the printed SQL quotes it with", m.Name, tag)
+					return "", fmt.Errorf("blocks: %s contains %s, which the printed SQL quotes it with", m.File, tag)
 				}
 			}
 			unrecorded := ""
@@ -373,8 +458,9 @@ func (r Report) Changed() bool {
 // transaction was rolled back; the modules before it stay installed.
 type InstallError struct {
 	Module string
-	// Line is the line of the module's SQL file (sql/<module>.sql) the
-	// server pointed at, or 0.
+	// File is the module's SQL file (sql/<module>.sql when embedded).
+	File string
+	// Line is the line of File the server pointed at, or 0.
 	Line int
 	Err  error
 }
@@ -383,7 +469,11 @@ type InstallError struct {
 func (e *InstallError) Error() string {
 	where := e.Module
 	if e.Line > 0 {
-		where = fmt.Sprintf("%s (sql/%s.sql line %d)", e.Module, e.Module, e.Line)
+		file := e.File
+		if file == "" {
+			file = "sql/" + e.Module + ".sql"
+		}
+		where = fmt.Sprintf("%s (%s line %d)", e.Module, file, e.Line)
 	}
 	msg := fmt.Sprintf("blocks: install %s: %v", where, e.Err)
 	var pgErr *pgconn.PgError
@@ -405,22 +495,29 @@ const lockKey = 0x6273_6164_6170_7472 // "bsadaptr"
 // installed at its version is left alone; supabase-base is skipped where
 // the database already has Supabase's roles, auth schema and auth.uid().
 func Install(ctx context.Context, conn *pgx.Conn, names ...string) (Report, error) {
-	mods, err := Resolve(names...)
+	return embedded.Install(ctx, conn, names...)
+}
+
+// Install installs the named modules of the set (none means all) and
+// their dependencies, as the package's Install does for the embedded
+// blocks.
+func (s *Set) Install(ctx context.Context, conn *pgx.Conn, names ...string) (Report, error) {
+	mods, err := s.Resolve(names...)
 	if err != nil {
 		return Report{}, err
 	}
 	var rep Report
 	for _, m := range mods {
-		res, err := installOne(ctx, conn, m)
+		res, err := installOne(ctx, conn, s.registry, m)
 		if err != nil {
-			return rep, &InstallError{Module: m.Name, Line: errorLine(m.SQL, err), Err: err}
+			return rep, &InstallError{Module: m.Name, File: m.File, Line: errorLine(m.SQL, err), Err: err}
 		}
 		rep.Modules = append(rep.Modules, res)
 	}
 	return rep, nil
 }
 
-func installOne(ctx context.Context, conn *pgx.Conn, m Module) (ModuleResult, error) {
+func installOne(ctx context.Context, conn *pgx.Conn, registry string, m Module) (ModuleResult, error) {
 	res := ModuleResult{Name: m.Name, Version: m.Version}
 	tx, err := conn.Begin(ctx)
 	if err != nil {

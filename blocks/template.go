@@ -2,35 +2,36 @@ package blocks
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// Template is every embedded block as the content of a template
-// database. It is what a server's caller hands to pgserver (as
-// Options.Template, and to Server.Template), so that the server prepares
-// the blocks once and clones them for every database; pgserver itself
-// knows nothing of what is installed.
-type Template struct{}
-
-// Key identifies the blocks installed: it changes whenever a module's
-// name, version or SQL, or the registry bookkeeping, changes, which is
-// what keys a cached server cluster.
-func (Template) Key() string {
-	h := sha256.New()
-	io.WriteString(h, registry+"\x00")
-	for _, m := range List() {
-		io.WriteString(h, m.Name+"\x00"+m.Version+"\x00"+m.SQL+"\x00")
-	}
-	return "blocks-" + hex.EncodeToString(h.Sum(nil))[:16]
+// Template is a set of blocks as the content of a template database. It
+// is what a server's caller hands to pgserver (as Options.Template, and to
+// Server.Template), so that the server prepares the blocks once and clones
+// them for every database; pgserver itself knows nothing of what is
+// installed.
+type Template struct {
+	// Set is the modules to install; nil means the embedded blocks.
+	Set *Set
 }
 
-// Prepare installs every block into the database conn is connected to.
-func (Template) Prepare(ctx context.Context, conn *pgx.Conn) error {
-	_, err := Install(ctx, conn)
+func (t Template) set() *Set {
+	if t.Set == nil {
+		return embedded
+	}
+	return t.Set
+}
+
+// Key identifies the blocks installed: it changes whenever a module's
+// name, version, mode or SQL, or the registry bookkeeping, changes, which
+// is what keys a cached server cluster.
+func (t Template) Key() string { return "blocks-" + t.set().Hash()[:16] }
+
+// Prepare installs every module of the set into the database conn is
+// connected to.
+func (t Template) Prepare(ctx context.Context, conn *pgx.Conn) error {
+	_, err := t.set().Install(ctx, conn)
 	return err
 }
 

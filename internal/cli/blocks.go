@@ -29,6 +29,7 @@ PostgreSQL), streams, ai-chat and workflows, all in schema better_supabase.`,
 type blocksListOptions struct {
 	app    *App
 	format string
+	blocks string
 }
 
 func newBlocksListCmd(app *App) *cobra.Command {
@@ -41,17 +42,29 @@ func newBlocksListCmd(app *App) *cobra.Command {
 		RunE:    func(c *cobra.Command, _ []string) error { return runBlocksList(c.Context(), opts) },
 	}
 	addFormatFlag(cmd, &opts.format, "text or json", "", textJSON...)
+	addBlocksFlag(cmd, &opts.blocks)
 	return cmd
 }
 
 func runBlocksList(_ context.Context, opts *blocksListOptions) error {
 	app := opts.app
-	mods, err := blocks.Resolve()
+	set, err := blockSet(opts.blocks)
+	if err != nil {
+		return err
+	}
+	mods, err := set.Resolve()
 	if err != nil {
 		return err
 	}
 	if opts.format == "json" {
-		return report.WriteJSON(app.Out, report.NewModules(mods))
+		doc := report.NewModules(mods)
+		if !set.IsEmbedded() {
+			doc.Source = set.Source()
+		}
+		return report.WriteJSON(app.Out, doc)
+	}
+	if !set.IsEmbedded() {
+		fmt.Fprintf(app.Err, "modules from %s\n", set.Source())
 	}
 	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, app.Style.Bold("MODULE")+"\t"+app.Style.Bold("VERSION")+"\t"+app.Style.Bold("REQUIRES")+"\t"+app.Style.Bold("FUNCTIONS"))
@@ -66,13 +79,14 @@ func runBlocksList(_ context.Context, opts *blocksListOptions) error {
 }
 
 type blocksSQLOptions struct {
-	app   *App
-	names []string
+	app    *App
+	names  []string
+	blocks string
 }
 
 func newBlocksSQLCmd(app *App) *cobra.Command {
 	opts := &blocksSQLOptions{app: app}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "sql [NAME...]",
 		Short: "Print the SQL of modules (and what they require), for your own migration tool",
 		Long: `Print the SQL that installs the named modules and the modules they require,
@@ -88,10 +102,16 @@ statement leaves what already exists alone, so running it twice is harmless.`,
 			return runBlocksSQL(c.Context(), opts)
 		},
 	}
+	addBlocksFlag(cmd, &opts.blocks)
+	return cmd
 }
 
 func runBlocksSQL(_ context.Context, opts *blocksSQLOptions) error {
-	sql, err := blocks.SQL(opts.names...)
+	set, err := blockSet(opts.blocks)
+	if err != nil {
+		return err
+	}
+	sql, err := set.SQL(opts.names...)
 	if err != nil {
 		return moduleErr(err)
 	}
@@ -112,6 +132,7 @@ type blocksInstallOptions struct {
 	dsn    string
 	format string
 	names  []string
+	blocks string
 }
 
 func newBlocksInstallCmd(app *App) *cobra.Command {
@@ -135,12 +156,17 @@ supabase-base is skipped on a Supabase database, which has those pieces.`,
 	}
 	cmd.Flags().StringVar(&opts.dsn, "dsn", "", "connection string of the database to install into (default $BSADAPTER_DSN)")
 	addFormatFlag(cmd, &opts.format, "text or json", "", textJSON...)
+	addBlocksFlag(cmd, &opts.blocks)
 	return cmd
 }
 
 func runBlocksInstall(ctx context.Context, opts *blocksInstallOptions) error {
 	app, args := opts.app, opts.names
-	if _, err := blocks.Resolve(args...); err != nil {
+	set, err := blockSet(opts.blocks)
+	if err != nil {
+		return err
+	}
+	if _, err := set.Resolve(args...); err != nil {
 		return moduleErr(err)
 	}
 	dsn := app.dsnOr(opts.dsn)
@@ -162,12 +188,16 @@ func runBlocksInstall(ctx context.Context, opts *blocksInstallOptions) error {
 		return envErr(fmt.Errorf("cannot connect to database %s on %s:%d: %w", cfg.Database, cfg.Host, cfg.Port, err), "check the connection string and that the server is running")
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	rep, err := blocks.Install(ctx, conn, args...)
+	rep, err := set.Install(ctx, conn, args...)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if opts.format == "json" {
-		if encErr := report.WriteJSON(app.Out, report.NewInstall(cfg.Database, rep.Modules, err)); encErr != nil {
+		doc := report.NewInstall(cfg.Database, rep.Modules, err)
+		if !set.IsEmbedded() {
+			doc.Source = set.Source()
+		}
+		if encErr := report.WriteJSON(app.Out, doc); encErr != nil {
 			return encErr
 		}
 	} else {
@@ -187,8 +217,12 @@ func runBlocksInstall(ctx context.Context, opts *blocksInstallOptions) error {
 		return envErr(err, "nothing of the failed module was kept (its transaction was rolled back); fix the cause and run the command again")
 	}
 	if opts.format == "text" {
+		from := ""
+		if !set.IsEmbedded() {
+			from = " from " + set.Source()
+		}
 		if rep.Changed() {
-			fmt.Fprintf(app.Err, "installed into database %s\n", cfg.Database)
+			fmt.Fprintf(app.Err, "installed into database %s%s\n", cfg.Database, from)
 		} else {
 			fmt.Fprintf(app.Err, "nothing to do: database %s has every module already\n", cfg.Database)
 		}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/bsadapter/bsadapter/blocks"
 	"strings"
 	"testing"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 )
 

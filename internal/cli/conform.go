@@ -37,6 +37,7 @@ type conformOptions struct {
 	verbose    bool
 	bridge     bridgeFlag
 	pg         pgFlags
+	blocks     string
 
 	bench        bool
 	benchAppends int
@@ -96,6 +97,7 @@ cases it left are reported as not run).`,
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "with --format text: list passed cases too")
 	addBridgeFlag(cmd, &opts.bridge, "command that starts your bridge (implies --store bridge)")
 	addPGFlags(cmd, &opts.pg)
+	addBlocksFlag(cmd, &opts.blocks)
 	f.BoolVar(&opts.bench, "bench", false, "measure the store instead: append and read throughput and p50/p99 latency with 1 and 8 writers")
 	f.IntVar(&opts.benchAppends, "bench-appends", 2000, "with --bench: appends per concurrency level")
 	f.IntVar(&opts.benchReads, "bench-reads", 400, "with --bench: reads (of 100 chunks) per concurrency level")
@@ -111,6 +113,9 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	}
 	if name := opts.pg.given; opts.store != "pg" && name != "" {
 		return usageErr("drop --"+name+" or use --store pg", "--%s applies only to --store pg, not --store %s", name, opts.store)
+	}
+	if opts.blocks != "" && opts.store != "pg" {
+		return usageErr("drop --blocks or use --store pg", "--blocks applies only to --store pg, not --store %s", opts.store)
 	}
 	if opts.bridge.set && opts.store != "bridge" {
 		return usageErr("drop --bridge or use --store bridge", "--bridge applies only to --store bridge, not --store %s", opts.store)
@@ -256,11 +261,15 @@ func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func()
 			}
 		}, nil
 	}
+	set, err := blockSet(opts.blocks)
+	if err != nil {
+		return nil, nil, err
+	}
 	srv, err := opts.pg.startPG(ctx, app)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := pgstore.New(ctx, srv)
+	st, err := pgstore.NewOf(ctx, srv, set)
 	if err != nil {
 		srv.Close()
 		if ctx.Err() != nil {

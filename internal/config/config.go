@@ -35,6 +35,10 @@ type Config struct {
 	Fixtures []string
 	// RoundTrip tunes check-fixtures' native round trip.
 	RoundTrip RoundTrip
+	// Blocks is the folder, relative to Dir, of another implementation of
+	// the blocks for conform --store pg and the blocks commands; empty for
+	// the embedded ones.
+	Blocks string
 	// Dir is the folder that holds the file.
 	Dir string
 	// Path is the file itself.
@@ -61,7 +65,7 @@ type Ignore struct {
 
 // Known keys, for the error on an unknown one.
 var (
-	topKeys       = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures", "roundTrip"}
+	topKeys       = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures", "roundTrip", "blocks"}
 	bridgeKeys    = []string{"command"}
 	roundTripKeys = []string{"ignore", "parts"}
 	ignoreKeys    = []string{"path", "reason"}
@@ -168,7 +172,7 @@ func parse(path, abs string, data []byte) (*Config, error) {
 		}
 		return nil
 	}
-	for key, dst := range map[string]*string{"name": &c.Name, "format": &c.Format, "sdk": &c.SDK} {
+	for key, dst := range map[string]*string{"name": &c.Name, "format": &c.Format, "sdk": &c.SDK, "blocks": &c.Blocks} {
 		if err := str(key, dst); err != nil {
 			return nil, err
 		}
@@ -198,6 +202,9 @@ func parse(path, abs string, data []byte) (*Config, error) {
 				}
 			}
 		}
+	}
+	if _, ok := raw["blocks"]; ok && c.Blocks == "" {
+		return nil, fail(`"blocks" is empty; give the folder of the modules' .sql files, relative to the file, or leave the key out for the embedded blocks`)
 	}
 	if v, ok := raw["fixtures"]; ok {
 		var one string

@@ -55,7 +55,7 @@ func TestLoadFixturesArray(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	cases := []struct{ body, want string }{
-		{`{"name": "x", "fixture": "f"}`, `unknown key "fixture" (did you mean "fixtures"?) (known keys: $schema, name, format, sdk, bridge, fixtures, roundTrip)`},
+		{`{"name": "x", "fixture": "f"}`, `unknown key "fixture" (did you mean "fixtures"?) (known keys: $schema, name, format, sdk, bridge, fixtures, roundTrip, blocks)`},
 		{`{"bridge": {"cmd": ["node"]}}`, `unknown key "cmd" in "bridge"`},
 		{`{"bridge": {"command": "node bridge.mjs"}}`, `"bridge.command" must be a non-empty array of strings`},
 		{`{"bridge": {"command": []}}`, `"bridge.command" must be a non-empty array`},

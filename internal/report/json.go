@@ -46,10 +46,13 @@ func NewVersion(version, commit, date, goVersion, platform string) Version {
 type Modules struct {
 	Modules       []blocks.Module `json:"modules"`
 	SchemaVersion int             `json:"schemaVersion"`
+	// Source is the folder the modules come from (--blocks); empty for
+	// the embedded blocks.
+	Source string `json:"source,omitempty"`
 }
 
 // NewModules returns the document with its schemaVersion set.
-func NewModules(mods []blocks.Module) Modules { return Modules{nonNil(mods), 1} }
+func NewModules(mods []blocks.Module) Modules { return Modules{Modules: nonNil(mods), SchemaVersion: 1} }
 
 // Install is "bsadapter blocks install --format json": what happened to
 // each module and, when installing stopped, why.
@@ -58,6 +61,9 @@ type Install struct {
 	Error         string                `json:"error,omitempty"`
 	Modules       []blocks.ModuleResult `json:"modules"`
 	SchemaVersion int                   `json:"schemaVersion"`
+	// Source is the folder the modules come from (--blocks); empty for
+	// the embedded blocks.
+	Source string `json:"source,omitempty"`
 }
 
 // NewInstall returns the document with its schemaVersion set; err is the

@@ -32,6 +32,7 @@ import (
 // timestamps.
 type pgStore struct {
 	srv      *pgserver.Server
+	set      *blocks.Set
 	template string
 	shared   *pgDB
 	missing  map[string]error
@@ -43,11 +44,18 @@ type pgStore struct {
 // blocks.Template in its options has it already) and clones the database
 // the run shares.
 func New(ctx context.Context, srv *pgserver.Server) (conform.Store, error) {
-	tpl, err := srv.Template(ctx, blocks.Template{})
+	return NewOf(ctx, srv, blocks.Embedded())
+}
+
+// NewOf is New for another implementation of the blocks (blocks.LoadDir):
+// the suites run against set's modules, installed into a template
+// database of their own.
+func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.Store, error) {
+	tpl, err := srv.Template(ctx, blocks.Template{Set: set})
 	if err != nil {
 		return nil, err
 	}
-	st := &pgStore{srv: srv, template: tpl, missing: map[string]error{}}
+	st := &pgStore{srv: srv, set: set, template: tpl, missing: map[string]error{}}
 	st.shared, err = st.clone(ctx)
 	if err != nil {
 		return nil, err
@@ -71,7 +79,14 @@ func New(ctx context.Context, srv *pgserver.Server) (conform.Store, error) {
 	return st, nil
 }
 
-func (p *pgStore) Name() string { return "pg (" + p.srv.Strategy() + ")" }
+// Name says which server and which implementation of the blocks the run
+// tested.
+func (p *pgStore) Name() string {
+	if p.set.IsEmbedded() {
+		return "pg (" + p.srv.Strategy() + ")"
+	}
+	return "pg (" + p.srv.Strategy() + ", blocks from " + p.set.Source() + ")"
+}
 
 func (p *pgStore) Supports(suite string) error { return p.missing[suite] }
 

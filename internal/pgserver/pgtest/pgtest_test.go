@@ -2,12 +2,12 @@ package pgtest_test
 
 import (
 	"context"
-	"github.com/bsadapter/bsadapter/blocks"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"

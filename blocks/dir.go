@@ -1,0 +1,126 @@
+package blocks
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// upstreamRe is the header of a better-supabase module file:
+// "-- @bs-module NAME@VERSION MODE" (mode managed or custom).
+var upstreamRe = regexp.MustCompile(`(?m)^--[ \t]*@bs-module[ \t]+([a-z0-9][a-z0-9_-]*)@([0-9]+)(?:[ \t]+([a-z]+))?[ \t]*$`)
+
+// LoadDir reads the modules of another implementation from the .sql files
+// of dir (not its subfolders): files with bsadapter's header ("--
+// bsadapter block: NAME", "-- version: N", "-- requires: ...", "-- mode:
+// ...") or better-supabase's ("-- @bs-module NAME@VERSION MODE", as in a
+// checkout's supabase/schemas/). Other .sql files are left out. The
+// embedded supabase-base and access modules are added when dir has none of
+// that name, so the folder's modules install on plain PostgreSQL.
+//
+// A better-supabase file names no dependencies: each such module requires
+// supabase-base, access and the better-supabase module of the file before
+// it (the files load in name order, as upstream's do).
+func LoadDir(dir string) (*Set, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("blocks: the modules folder %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("blocks: %s is not a folder (give the folder that holds the modules' .sql files)", dir)
+	}
+	paths, err := filepath.Glob(filepath.Join(abs, "*.sql"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	byName := map[string]Module{}
+	prevUpstream := ""
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("blocks: %w", err)
+		}
+		m, ok, err := parseDirModule(p, string(b), prevUpstream)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if other, dup := byName[m.Name]; dup {
+			return nil, fmt.Errorf("blocks: %s and %s both define module %s: keep one of them in %s", other.File, p, m.Name, dir)
+		}
+		if upstreamRe.MatchString(m.SQL) {
+			prevUpstream = m.Name
+		}
+		byName[m.Name] = m
+	}
+	if len(byName) == 0 {
+		return nil, fmt.Errorf("blocks: %s has no module: no .sql file starts with a '-- bsadapter block: NAME' or '-- @bs-module NAME@VERSION MODE' header", dir)
+	}
+	for _, name := range []string{BaseModule, AccessModule} {
+		if _, ok := byName[name]; ok {
+			continue
+		}
+		for _, m := range embedded.modules {
+			if m.Name == name {
+				byName[name] = m
+			}
+		}
+	}
+	mods, err := dependencyOrder(byName)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, dir)
+	}
+	return &Set{modules: mods, registry: embedded.registry, source: abs}, nil
+}
+
+// parseDirModule reads one file's header; ok is false for a file with
+// neither kind of header.
+func parseDirModule(path, sql, prevUpstream string) (m Module, ok bool, err error) {
+	m = Module{SQL: sql, File: path, Mode: "managed", Requires: []string{}}
+	if h := upstreamRe.FindStringSubmatch(sql); h != nil {
+		m.Name, m.Version = h[1], h[2]
+		if h[3] != "" {
+			m.Mode = h[3]
+		}
+		m.Requires = []string{BaseModule, AccessModule}
+		if prevUpstream != "" {
+			m.Requires = append(m.Requires, prevUpstream)
+		}
+	} else {
+		for _, h := range headerRe.FindAllStringSubmatch(sql, -1) {
+			v := strings.TrimSpace(h[2])
+			switch h[1] {
+			case "bsadapter block":
+				m.Name = v
+			case "version":
+				m.Version = v
+			case "mode":
+				m.Mode = v
+			case "requires":
+				m.Requires = append(m.Requires, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
+			}
+		}
+		if m.Name == "" {
+			return m, false, nil
+		}
+	}
+	if n, err := strconv.Atoi(m.Version); err != nil || n < 1 {
+		return m, false, fmt.Errorf("blocks: %s: module %s has version %q; give a positive integer (-- version: 1)", path, m.Name, m.Version)
+	}
+	if m.Mode != "managed" && m.Mode != "custom" {
+		return m, false, fmt.Errorf("blocks: %s: module %s has mode %q; use managed or custom", path, m.Name, m.Mode)
+	}
+	m.Functions = publicFunctions(sql)
+	return m, true, nil
+}
