@@ -165,7 +165,9 @@ func (m *refRegistry) List(_ context.Context, f conform.RunFilter) ([]conform.Wo
 	return out[:min(limit, len(out))], nil
 }
 
-// RequestCancel records a cancel request on a non-terminal run.
+// RequestCancel records a cancel request on a non-terminal run. As
+// upstream measures it, a repeated request keeps the first request's time
+// and still touches the run (updatedAt).
 func (m *refRegistry) RequestCancel(_ context.Context, ref string) (*conform.WorkflowRun, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -173,14 +175,18 @@ func (m *refRegistry) RequestCancel(_ context.Context, ref string) (*conform.Wor
 	if r == nil {
 		return nil, nil
 	}
-	if !terminal(r.Status) && r.CancelRequestedAt == nil {
+	if !terminal(r.Status) {
 		now := m.now()
-		r.CancelRequestedAt, r.UpdatedAt = tp(now), tp(now)
+		if r.CancelRequestedAt == nil {
+			r.CancelRequestedAt = tp(now)
+		}
+		r.UpdatedAt = tp(now)
 	}
 	return copyRun(r), nil
 }
 
-// Purge deletes up to batch terminal runs last updated before the window.
+// Purge deletes up to batch terminal runs completed (or, without a
+// completion time, last updated) before the window.
 func (m *refRegistry) Purge(_ context.Context, olderThan time.Duration, batch int) (int, error) {
 	if olderThan <= 0 {
 		olderThan = 30 * 24 * time.Hour
@@ -193,7 +199,11 @@ func (m *refRegistry) Purge(_ context.Context, olderThan time.Duration, batch in
 	cut := time.Now().Add(-olderThan)
 	n := 0
 	m.runs = slices.DeleteFunc(m.runs, func(r *conform.WorkflowRun) bool {
-		if n < batch && terminal(r.Status) && r.UpdatedAt.Before(cut) {
+		at := r.UpdatedAt
+		if r.CompletedAt != nil {
+			at = r.CompletedAt
+		}
+		if n < batch && terminal(r.Status) && at.Before(cut) {
 			n++
 			return true
 		}
