@@ -353,10 +353,20 @@ func (s *Set) SQL(names ...string) (string, error) {
 			"        (select version from better_supabase.modules where name = '%[1]s')\n"+
 			"      using hint = 'upgrade bsadapter and print the SQL again';\n"+
 			"  end if;\nend\n$newer$;\n\n", m.Name, m.Version, newer)
-		body := strings.TrimSpace(m.SQL) + fmt.Sprintf("\n\ninsert into better_supabase.modules (name, version, mode) values ('%s', %s, '%s')\n"+
+		record := fmt.Sprintf("insert into better_supabase.modules (name, version, mode) values ('%s', %s, '%s')\n"+
 			"on conflict (name) do update set version = excluded.version, mode = excluded.mode, updated_at = now()\n"+
 			"where better_supabase.modules.version < excluded.version;", m.Name, m.Version, m.Mode)
-		if check != "" {
+		body := strings.TrimSpace(m.SQL) + "\n\n" + record
+		switch m.Name {
+		case AccessModule:
+			// As Install does: the module's SQL fills in only the functions
+			// the database lacks, and a database with an access module of
+			// its own does not record this one.
+			body = strings.TrimSpace(m.SQL) + fmt.Sprintf("\n\n-- Recorded only where the access functions are this module's.\n"+
+				"insert into better_supabase.modules (name, version, mode)\nselect '%s', %s, '%s'\nwhere not (%s)\n"+
+				"on conflict (name) do update set version = excluded.version, mode = excluded.mode, updated_at = now()\n"+
+				"where better_supabase.modules.version < excluded.version;", m.Name, m.Version, m.Mode, check)
+		case BaseModule:
 			// On hosted Supabase the migration role does not even own
 			// auth.users: the module runs only where its pieces are missing
 			// or bsadapter installed them.
@@ -365,15 +375,11 @@ func (s *Set) SQL(names ...string) (string, error) {
 					return "", fmt.Errorf("blocks: %s contains %s, which the printed SQL quotes it with", m.File, tag)
 				}
 			}
-			unrecorded := ""
-			if m.Name == BaseModule {
-				unrecorded = fmt.Sprintf("\n    and not exists (select from better_supabase.modules where name = '%s')", m.Name)
-			}
 			body = fmt.Sprintf("-- Where the database has %s of its own, nothing of this module runs.\n"+
-				"do $guard$\nbegin\n  if %s%s then\n"+
+				"do $guard$\nbegin\n  if %s\n    and not exists (select from better_supabase.modules where name = '%s') then\n"+
 				"    raise notice 'module %s skipped: the database has %s of its own';\n    return;\n  end if;\n"+
 				"  execute %s\n%s\n%s;\nend\n$guard$;",
-				what, strings.ReplaceAll(check, "\n", "\n    "), unrecorded, m.Name, what, baseQuote, body, baseQuote)
+				what, strings.ReplaceAll(check, "\n", "\n    "), m.Name, m.Name, what, baseQuote, body, baseQuote)
 		}
 		b.WriteString(body)
 		b.WriteString("\n\ncommit;\n")
@@ -546,7 +552,15 @@ func installOne(ctx context.Context, conn *pgx.Conn, registry string, m Module) 
 		}
 		if provided {
 			// A better-supabase project: its own access module decides,
-			// whatever its registry says about it.
+			// whatever its registry says about it. The module's SQL only
+			// fills in a function the database lacks (it replaces none of
+			// the database's), and nothing is recorded.
+			if _, err := tx.Exec(ctx, registry); err != nil {
+				return res, fmt.Errorf("registry: %w", err)
+			}
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return res, &sqlError{err}
+			}
 			res.Action = Skipped
 			return res, tx.Commit(ctx)
 		}

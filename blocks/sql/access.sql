@@ -63,12 +63,22 @@ begin
   end if;
 
   execute ours_or_missing into ok using mark, 'better_supabase.tenant_ids_with(text)';
-  if ok then
+  if ok and pg_catalog.to_regclass('better_supabase.tenant_permissions') is not null then
     create or replace function better_supabase.tenant_ids_with(permission text)
     returns setof uuid language sql stable security definer set search_path = '' as $fn$
       select g.tenant_id from better_supabase.tenant_permissions g
       where g.user_id = (select auth.uid()) and g.permission = tenant_ids_with.permission
     $fn$;
+  elsif ok then
+    -- The database decides can() itself but cannot list tenants: no
+    -- tenant is listed, so tenant reads fall back to what is the caller's
+    -- own.
+    create or replace function better_supabase.tenant_ids_with(permission text)
+    returns setof uuid language sql stable security definer set search_path = '' as $fn$
+      select null::uuid where false
+    $fn$;
+  end if;
+  if ok then
     execute pg_catalog.format('comment on function better_supabase.tenant_ids_with(text) is %L', mark);
     revoke all on function better_supabase.tenant_ids_with(text) from public, anon, authenticated, service_role;
     grant execute on function better_supabase.tenant_ids_with(text) to anon, authenticated, service_role;
