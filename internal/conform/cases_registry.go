@@ -620,6 +620,7 @@ func registryCases() []Case {
 			return c.err()
 		}},
 	}
+	cs = append(cs, registryCallerCases()...)
 	for i := range cs {
 		cs[i].Suite = SuiteRegistry
 	}

@@ -72,6 +72,9 @@ const (
 	FeatureClock       Feature = "movable clock"
 	FeatureCallers     Feature = "caller identity"
 	FeatureIdentity    Feature = "in-process store"
+	// FeatureTenants: the registry takes the caller's identity and can
+	// grant a member a permission in a tenant (RegistryCallers).
+	FeatureTenants Feature = "tenant permissions"
 )
 
 // Subject is what a case runs against: fresh for every case, so that no

@@ -17,6 +17,8 @@ const (
 	HintRunInvalid       = "AI_RUN_INVALID"
 	HintReadTimeout      = "READ_TIMEOUT"
 	HintPermissionDenied = "PERMISSION_DENIED"
+	// HintWorkflowForbidden refuses a cancel to a caller who may not.
+	HintWorkflowForbidden = "WORKFLOW_FORBIDDEN"
 )
 
 // Refused reports whether err is the store refusing the caller the call
@@ -218,6 +220,27 @@ type RunRegistry interface {
 	RequestCancel(ctx context.Context, ref string) (*WorkflowRun, error)
 	Purge(ctx context.Context, olderThan time.Duration, batch int) (int, error)
 }
+
+// RegistryView is the part of the run registry a caller other than the
+// service role reaches: reading runs and asking for a cancel.
+type RegistryView interface {
+	Get(ctx context.Context, ref string) (*WorkflowRun, error)
+	List(ctx context.Context, f RunFilter) ([]WorkflowRun, error)
+	RequestCancel(ctx context.Context, ref string) (*WorkflowRun, error)
+}
+
+// RegistryCallers is implemented by registries that know who is calling
+// and where members hold permissions: the visibility cases need it. Grant
+// gives user permission in tenant (such as workflow.read); it fails with
+// ErrNoGrants where the store cannot say who holds what.
+type RegistryCallers interface {
+	As(c Caller) RegistryView
+	Grant(ctx context.Context, user, tenant, permission string) error
+}
+
+// ErrNoGrants is Grant's error on a store that cannot grant permissions
+// (a database whose access module is not bsadapter's).
+var ErrNoGrants = errors.New("the store cannot grant permissions in a tenant")
 
 // RunAger is implemented by registries whose clock the cases can move:
 // AgeRun shifts every timestamp of run id back by d.

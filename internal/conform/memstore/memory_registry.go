@@ -17,6 +17,8 @@ type refRegistry struct {
 	mu   sync.Mutex
 	runs []*conform.WorkflowRun
 	last time.Time
+	// grants holds "user tenant permission" triples (Grant).
+	grants map[string]bool
 }
 
 // newRegistry returns an empty reference registry.
@@ -247,4 +249,99 @@ func newUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Grant gives user permission in tenant, as the access module's
+// tenant_permissions row does; permissions are independent.
+func (m *refRegistry) Grant(_ context.Context, user, tenant, permission string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.grants == nil {
+		m.grants = map[string]bool{}
+	}
+	m.grants[user+" "+tenant+" "+permission] = true
+	return nil
+}
+
+// As returns the registry as caller c sees it.
+func (m *refRegistry) As(c conform.Caller) conform.RegistryView { return memRegistryView{m, c} }
+
+// memRegistryView applies the blocks' rules: anon is refused every call; a
+// user reads the runs it is the actor of and those of tenants where it
+// holds workflow.read, and may cancel its own runs and those of tenants
+// where it holds workflow.admin.
+type memRegistryView struct {
+	m *refRegistry
+	c conform.Caller
+}
+
+var errAnonRegistry = &conform.StoreError{SQLState: "42501", Hint: conform.HintPermissionDenied, Message: "anon may not call the registry functions"}
+
+func (v memRegistryView) service() bool { return v.c.Role == "" || v.c.Role == conform.RoleService }
+
+func (v memRegistryView) holds(tenant *string, permission string) bool {
+	return tenant != nil && v.m.grants[v.c.Sub+" "+*tenant+" "+permission]
+}
+
+// reads is called with the lock held.
+func (v memRegistryView) reads(r *conform.WorkflowRun) bool {
+	return v.service() || (r.Actor != nil && *r.Actor == v.c.Sub) || v.holds(r.Tenant, "workflow.read")
+}
+
+func (v memRegistryView) Get(_ context.Context, ref string) (*conform.WorkflowRun, error) {
+	if v.c.Role == conform.RoleAnon {
+		return nil, errAnonRegistry
+	}
+	v.m.mu.Lock()
+	defer v.m.mu.Unlock()
+	// Only the runs the caller may read are looked through.
+	for _, byID := range []bool{true, false} {
+		for _, r := range v.m.runs {
+			if ((byID && r.ID == ref) || (!byID && r.ExternalID == ref)) && v.reads(r) {
+				return copyRun(r), nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (v memRegistryView) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
+	if v.c.Role == conform.RoleAnon {
+		return nil, errAnonRegistry
+	}
+	all, err := v.m.List(ctx, conform.RunFilter{Tenant: f.Tenant, Definition: f.Definition, Status: f.Status, Before: f.Before, Max: 500})
+	if err != nil {
+		return nil, err
+	}
+	limit := f.Max
+	if limit == 0 {
+		limit = 50
+	}
+	limit = min(max(limit, 1), 500)
+	v.m.mu.Lock()
+	defer v.m.mu.Unlock()
+	out := []conform.WorkflowRun{}
+	for _, r := range all {
+		if len(out) < limit && v.reads(&r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (v memRegistryView) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+	if v.c.Role == conform.RoleAnon {
+		return nil, errAnonRegistry
+	}
+	if v.service() {
+		return v.m.RequestCancel(ctx, ref)
+	}
+	v.m.mu.Lock()
+	r := v.m.find(ref)
+	ok := r == nil || (r.Actor != nil && *r.Actor == v.c.Sub) || v.holds(r.Tenant, "workflow.admin")
+	v.m.mu.Unlock()
+	if !ok {
+		return nil, &conform.StoreError{SQLState: "42501", Hint: conform.HintWorkflowForbidden, Message: "you may not cancel this run"}
+	}
+	return v.m.RequestCancel(ctx, ref)
 }

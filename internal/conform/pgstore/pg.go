@@ -634,6 +634,81 @@ func (r pgRegistry) Purge(ctx context.Context, olderThan time.Duration, batch in
 	return n, err
 }
 
+// Grant gives user permission in tenant through the access module's
+// table (the user must exist, as in the project's auth.users). Where the
+// database decides permissions with an access module of its own there is
+// no such table, and Grant fails with conform.ErrNoGrants.
+func (r pgRegistry) Grant(ctx context.Context, user, tenant, permission string) error {
+	return r.db.admin(ctx, func(c *pgx.Conn) error {
+		var table bool
+		if err := c.QueryRow(ctx, "select pg_catalog.to_regclass('better_supabase.tenant_permissions') is not null").Scan(&table); err != nil {
+			return pgErr(err)
+		}
+		if !table {
+			return conform.ErrNoGrants
+		}
+		_, err := c.Exec(ctx, `insert into auth.users (id) values ($1) on conflict do nothing;`, user)
+		if err == nil {
+			_, err = c.Exec(ctx, `insert into better_supabase.tenant_permissions (tenant_id, user_id, permission)
+				values ($1, $2, $3) on conflict do nothing`, tenant, user, permission)
+		}
+		return pgErr(err)
+	})
+}
+
+// As returns the registry as caller c sees it: every call in a
+// transaction that takes c's claims and role.
+func (r pgRegistry) As(c conform.Caller) conform.RegistryView { return pgRegistryView{r, c} }
+
+type pgRegistryView struct {
+	r   pgRegistry
+	who conform.Caller
+}
+
+func (v pgRegistryView) one(ctx context.Context, sql, ref string) (*conform.WorkflowRun, error) {
+	var run conform.WorkflowRun
+	var found bool
+	err := v.r.db.as(ctx, v.who, func(tx pgx.Tx) error {
+		var err error
+		found, err = jsonInto(ctx, tx, &run, sql, ref)
+		return err
+	})
+	if err != nil || !found {
+		return nil, err
+	}
+	if run.Attributes == nil {
+		run.Attributes = map[string]any{}
+	}
+	return &run, nil
+}
+
+func (v pgRegistryView) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+	return v.one(ctx, "select better_supabase.workflow_run_get($1)", ref)
+}
+
+func (v pgRegistryView) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+	return v.one(ctx, "select better_supabase.request_workflow_cancel($1)", ref)
+}
+
+func (v pgRegistryView) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
+	limit := f.Max
+	if limit == 0 {
+		limit = 50
+	}
+	out := []conform.WorkflowRun{}
+	err := v.r.db.as(ctx, v.who, func(tx pgx.Tx) error {
+		_, err := jsonInto(ctx, tx, &out, "select better_supabase.workflow_runs_list($1::uuid, $2, $3, $4, $5::timestamptz)",
+			nullable(f.Tenant), nullable(f.Definition), nullable(f.Status), limit, f.Before)
+		return err
+	})
+	for i := range out {
+		if out[i].Attributes == nil {
+			out[i].Attributes = map[string]any{}
+		}
+	}
+	return out, err
+}
+
 func (r pgRegistry) AgeRun(ctx context.Context, id string, d time.Duration) error {
 	return r.db.ageRows(ctx, "workflow_runs", "id = $1::uuid", id, d)
 }

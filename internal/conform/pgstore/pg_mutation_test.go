@@ -16,8 +16,9 @@ import (
 // cases for the broken rule: stream_append rewritten to overwrite on retry,
 // to allow gaps or to ignore close, a policy that shows every stream to every caller, and a
 // trigger that turns a cancel request into a status change; and beyond
-// those five, a registry that lets a run clear its error and a chat
-// release that frees the chat for any stream.
+// those five, a registry that lets a run clear its error, shows every run
+// to every user or lets anyone ask for a cancel, and a chat release that
+// frees the chat for any stream.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -32,6 +33,11 @@ func TestPGMutantsCaught(t *testing.T) {
 		{name: "error-cleared", fn: "better_supabase.record_workflow_run",
 			patch: map[string]string{"error = coalesce(excluded.error, w.error)": "error = excluded.error"},
 			want:  []string{"registry/record-error-not-cleared"}},
+		{name: "leak-runs", sql: `create policy conform_leak on better_supabase.workflow_runs for select to authenticated using (true);`,
+			want: []string{"registry/actor-sees-own-run", "registry/tenant-members-read-with-workflow-read"}},
+		{name: "cancel-anyone", fn: "better_supabase.request_workflow_cancel",
+			patch: map[string]string{"if not (better_supabase._workflow_admin(w.tenant_id)": "if false and not (better_supabase._workflow_admin(w.tenant_id)"},
+			want:  []string{"registry/cancel-by-actor-or-tenant-admin"}},
 		{name: "release-any-stream", fn: "better_supabase.release_ai_chat_stream",
 			patch: map[string]string{"if c.active_stream_id is distinct from release_ai_chat_stream.stream then": "if false then"},
 			want:  []string{"chat/release-other-stream"}},
