@@ -66,27 +66,30 @@ func run(before, after string, runs int) error {
 	defer srv.Close()
 
 	type figures struct {
-		modules, cases           int
-		installs, pgs, pgDSNs    []time.Duration
-		install, warm, pg, pgDSN time.Duration
+		modules, cases               int
+		warms, installs, pgs, pgDSNs []time.Duration
+		install, warm, pg, pgDSN     time.Duration
 	}
 	fs := make([]figures, len(vs))
-	for i, v := range vs {
+	for _, v := range vs {
 		// Warm each version's template cache.
 		if _, err := conform(v.bin, "--run", "streams/open-true-then-false$"); err != nil {
 			return fmt.Errorf("%s: warm-up run: %w", v.rev, err)
 		}
-		fmt.Fprintf(os.Stderr, "%s: warm start\n", v.rev)
-		if fs[i].warm, err = warmStart(v, runs); err != nil {
-			return fmt.Errorf("%s: %w", v.rev, err)
-		}
 	}
 	// The versions take turns, so that a busy moment of the machine does
-	// not land on one of them only.
+	// not land on one of them only, and neither always follows the other.
 	for r := range runs {
-		for i, v := range vs {
-			f := &fs[i]
+		for k := range vs {
+			// Who goes first alternates too.
+			i := (k + r) % len(vs)
+			v, f := vs[i], &fs[i]
 			fmt.Fprintf(os.Stderr, "%s: round %d/%d\n", v.rev, r+1, runs)
+			warm, err := warmStart(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.rev, err)
+			}
+			f.warms = append(f.warms, warm)
 			db, err := srv.CreateDatabase(ctx, "")
 			if err != nil {
 				return err
@@ -126,7 +129,7 @@ func run(before, after string, runs int) error {
 		}
 	}
 	for i := range fs {
-		fs[i].install, fs[i].pg, fs[i].pgDSN = median(fs[i].installs), median(fs[i].pgs), median(fs[i].pgDSNs)
+		fs[i].warm, fs[i].install, fs[i].pg, fs[i].pgDSN = median(fs[i].warms), median(fs[i].installs), median(fs[i].pgs), median(fs[i].pgDSNs)
 	}
 
 	fmt.Printf("the embedded blocks, %s against %s (medians of %d runs)\n\n", vs[1].rev, vs[0].rev, runs)
@@ -195,9 +198,10 @@ func build(tmp, name, rev string) (version, error) {
 
 var nsPerOp = regexp.MustCompile(`BenchmarkStart/warm\S*\s+\d+\s+([0-9.]+) ns/op`)
 
-// warmStart runs the version's own pgserver benchmark of the warm path.
-func warmStart(v version, runs int) (time.Duration, error) {
-	cmd := exec.Command(v.benchBin, "-test.run", "^$", "-test.bench", "Start/warm$", "-test.benchtime", strconv.Itoa(4*runs)+"x")
+// warmStart runs the version's own pgserver benchmark of the warm path
+// (four starts; the figure is their mean).
+func warmStart(v version) (time.Duration, error) {
+	cmd := exec.Command(v.benchBin, "-test.run", "^$", "-test.bench", "Start/warm$", "-test.benchtime", "4x")
 	cmd.Dir, cmd.Stderr = filepath.Join(v.dir, "bench", "pgserver"), os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
