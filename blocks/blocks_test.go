@@ -34,7 +34,17 @@ var wantModules = []struct {
 	{"supabase-base", "1", []string{"auth.jwt", "auth.uid", "auth.role"}},
 	{"access", "1", []string{"can", "tenant_ids_with", "audit_event", "tenant_entitlements"}},
 	{"streams", "1", []string{"stream_open", "stream_append", "stream_read", "stream_status", "stream_close", "stream_cancel", "purge_streams"}},
-	{"ai-chat", "2", []string{"append_ai_user_message", "save_ai_assistant_message", "ai_message_path", "claim_ai_chat_stream", "release_ai_chat_stream", "request_ai_chat_stop"}},
+	{"ai-chat", "2", []string{"ai_chat_can_read", "create_ai_chat", "update_ai_chat", "delete_ai_chat", "get_ai_chat", "list_ai_chats", "purge_ai_chats",
+		"save_ai_project", "delete_ai_project", "list_ai_projects",
+		"ai_message_path_of", "ai_message_path", "ai_message_siblings", "switch_ai_branch", "append_ai_user_message", "save_ai_assistant_message",
+		"claim_ai_chat_stream", "release_ai_chat_stream", "request_ai_chat_stop", "attach_ai_run", "get_ai_run", "list_ai_runs",
+		"record_ai_run_step", "list_ai_run_steps", "set_ai_run_cost",
+		"record_ai_tool_approval", "decide_ai_tool_approval", "get_ai_tool_approvals", "list_pending_ai_tool_approvals", "set_ai_tool_policy", "ai_tool_policies_for",
+		"open_ai_pending_input", "answer_ai_pending_input", "rate_ai_message",
+		"share_ai_chat", "revoke_ai_chat_share", "list_ai_chat_shares", "get_shared_ai_chat",
+		"upsert_ai_models", "allowed_ai_models", "record_ai_moderation_event", "list_ai_moderation_events",
+		"register_ai_sandbox", "touch_ai_sandbox", "ai_sandbox_for", "list_ai_sandboxes", "idle_ai_sandboxes", "finish_ai_sandbox_stop",
+		"load_ai_harness_session", "save_ai_harness_session", "lock_ai_harness_session", "unlock_ai_harness_session"}},
 	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs",
 		"create_workflow_schedule", "workflow_schedules_list", "pause_workflow_schedule", "remove_workflow_schedule", "claim_due_workflow_schedules", "advance_workflow_schedule",
 		"acquire_workflow_semaphore", "release_workflow_semaphore", "workflow_admission_active", "request_workflow_start", "claim_workflow_start_requests", "mark_workflow_start_request"}},
@@ -93,7 +103,7 @@ func TestResolveAndSQL(t *testing.T) {
 	for _, m := range mods {
 		names = append(names, m.Name)
 	}
-	if want := []string{"supabase-base", "streams", "ai-chat"}; !slices.Equal(names, want) {
+	if want := []string{"supabase-base", "access", "streams", "ai-chat"}; !slices.Equal(names, want) {
 		t.Errorf("Resolve(ai-chat) = %v, want %v", names, want)
 	}
 	sql, err := blocks.SQL("workflows")

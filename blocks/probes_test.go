@@ -514,9 +514,10 @@ func (r *probeRun) runOne(p probe) (res probeResult) {
 }
 
 // probeGrantSQL is the statement that gives user a permission in tenant: a
-// row of the access module's table.
+// row of the access module's table. Some probes grant the same permission
+// twice (one grant per set-up block); holding it already is no error.
 func probeGrantSQL(tenant, user, permission string) string {
-	return fmt.Sprintf("insert into better_supabase.tenant_permissions (tenant_id, user_id, permission) values (%s, %s, %s)",
+	return fmt.Sprintf("insert into better_supabase.tenant_permissions (tenant_id, user_id, permission) values (%s, %s, %s) on conflict do nothing",
 		quoteLit(tenant), quoteLit(user), quoteLit(permission))
 }
 

@@ -78,6 +78,10 @@ func sameParts(a, b []json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// hintMessageNotFound is the blocks' hint for a message id the chat does
+// not have.
+const hintMessageNotFound = "AI_MESSAGE_NOT_FOUND"
+
 func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg conform.Message, o conform.UserOptions) (conform.MessageResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -85,37 +89,56 @@ func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg conform.Me
 	if err != nil {
 		return conform.MessageResult{}, err
 	}
-	id := msg.ID
-	if o.MessageID != "" {
-		id = o.MessageID
+	switch o.Trigger {
+	case "regenerate-message":
+		// Nothing is stored: the leaf moves to the question whose answer
+		// is regenerated (the message named, else the leaf: a question
+		// itself, or an answer's parent).
+		target := o.MessageID
+		if target == "" {
+			target = c.leaf
+		}
+		old, ok := c.messages[target]
+		if !ok {
+			return conform.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "no message " + target + " to regenerate"}
+		}
+		question := old.id
+		if old.role != "user" {
+			question = old.parent
+		}
+		c.leaf = question
+		return conform.MessageResult{MessageID: question, ParentID: optional(question), Created: false}, nil
+	case "", "submit-message":
+	default:
+		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "unknown trigger " + o.Trigger}
 	}
+	id := msg.ID
 	if msg.Role != "user" || id == "" || msg.Parts == nil {
 		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "a user message needs role user, an id and a parts array"}
 	}
-	if o.Trigger == "regenerate-message" {
-		if old, ok := c.messages[id]; ok {
-			c.leaf = old.id
-		}
-		return conform.MessageResult{MessageID: id, ParentID: m.parentOf(c, id), Created: false}, nil
-	}
+	var parent string
 	if old, ok := c.messages[id]; ok {
-		if old.role != "user" {
-			return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "message " + id + " is a " + old.role + " message, not a user message"}
-		}
+		// The id is known: a retry when the parts are the same, else an
+		// edit, stored beside the original under a fresh id (whatever the
+		// original's role, as the blocks have it).
 		if sameParts(old.parts, msg.Parts) {
 			return conform.MessageResult{MessageID: id, ParentID: optional(old.parent), Created: false}, nil
 		}
-		m.seq++
-		edit := &memMessage{id: fmt.Sprintf("%s~%d", id, m.seq), parent: old.parent, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
-		c.messages[edit.id] = edit
-		c.leaf = edit.id
-		return conform.MessageResult{MessageID: edit.id, ParentID: optional(edit.parent), Created: true}, nil
+		id, parent = newUUID(), old.parent
+	} else if o.MessageID != "" {
+		// A new version of o.MessageID, under the client's id.
+		of, ok := c.messages[o.MessageID]
+		if !ok {
+			return conform.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "no message " + o.MessageID}
+		}
+		parent = of.parent
+	} else {
+		parent = c.leaf
 	}
 	m.seq++
-	nm := &memMessage{id: id, parent: c.leaf, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
-	c.messages[id] = nm
+	c.messages[id] = &memMessage{id: id, parent: parent, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
 	c.leaf = id
-	return conform.MessageResult{MessageID: id, ParentID: optional(nm.parent), Created: true}, nil
+	return conform.MessageResult{MessageID: id, ParentID: optional(parent), Created: true}, nil
 }
 
 func (m *memoryChat) parentOf(c *memChat, id string) *string {
@@ -143,8 +166,16 @@ func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg conform
 	if status == "" {
 		status = "complete"
 	}
-	if !slices.Contains([]string{"complete", "aborted", "error"}, status) || msg.ID == "" || msg.Parts == nil {
-		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "invalid assistant message"}
+	role := msg.Role
+	if role == "" {
+		role = "assistant"
+	}
+	if msg.ID == "" || role == "user" || msg.Parts == nil {
+		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "an answer needs an id, a role other than user and a parts array"}
+	}
+	// The blocks' table checks these, without a hint.
+	if !slices.Contains([]string{"complete", "aborted", "error"}, status) || !slices.Contains([]string{"system", "assistant", "tool"}, role) {
+		return conform.MessageResult{}, &conform.StoreError{SQLState: "23514", Message: "invalid status or role of an answer"}
 	}
 	format := o.Format
 	if format == "" {
@@ -154,21 +185,26 @@ func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg conform
 	if o.Model != "" {
 		model = &o.Model
 	}
-	if old, ok := c.messages[msg.ID]; ok {
-		if old.role != "assistant" {
-			return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "message " + msg.ID + " is not an assistant message; an answer needs an id of its own"}
+	if o.ParentID != "" {
+		if _, ok := c.messages[o.ParentID]; !ok {
+			return conform.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "parent " + o.ParentID + " is not a message of this chat"}
 		}
-		old.parts, old.metadata, old.format, old.native, old.status, old.model = msg.Parts, msg.Metadata, format, o.Native, status, model
+	}
+	if old, ok := c.messages[msg.ID]; ok {
+		if old.role == "user" {
+			return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "message " + msg.ID + " is a user message; an answer needs an id of its own"}
+		}
+		// A re-save keeps the parent (and the model, unless a new one is
+		// given) and says where the answer is stored.
+		old.parts, old.metadata, old.format, old.native, old.status = msg.Parts, msg.Metadata, format, o.Native, status
+		if model != nil {
+			old.model = model
+		}
 		c.leaf = old.id
 		return conform.MessageResult{MessageID: old.id, ParentID: optional(old.parent), Created: false}, nil
 	}
-	if o.ParentID != "" {
-		if _, ok := c.messages[o.ParentID]; !ok {
-			return conform.MessageResult{}, &conform.StoreError{SQLState: "23503", Message: "parent " + o.ParentID + " is not a message of this chat"}
-		}
-	}
 	m.seq++
-	c.messages[msg.ID] = &memMessage{id: msg.ID, parent: o.ParentID, role: "assistant", parts: msg.Parts, metadata: msg.Metadata, format: format, native: o.Native, model: model, status: status, seq: m.seq}
+	c.messages[msg.ID] = &memMessage{id: msg.ID, parent: o.ParentID, role: role, parts: msg.Parts, metadata: msg.Metadata, format: format, native: o.Native, model: model, status: status, seq: m.seq}
 	c.leaf = msg.ID
 	return conform.MessageResult{MessageID: msg.ID, ParentID: optional(o.ParentID), Created: true}, nil
 }

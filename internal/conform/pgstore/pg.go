@@ -720,13 +720,22 @@ type pgChat struct {
 
 func (p pgChat) Streams() conform.StreamStore { return p.streams }
 
+// chatTenant is the tenant the chat suite's chats belong to: upstream's
+// chats always have one.
+const chatTenant = "c4a70000-0000-4000-8000-00000000000c"
+
+// NewChat makes the owner a user (Supabase's auth, not the blocks, keeps
+// users) and creates the chat through create_ai_chat as the service role.
 func (p pgChat) NewChat(ctx context.Context, owner string) (string, error) {
+	if err := p.db.admin(ctx, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "insert into auth.users (id) values ($1) on conflict do nothing", owner)
+		return pgErr(err)
+	}); err != nil {
+		return "", err
+	}
 	var id string
 	err := p.db.with(ctx, func(c *pgx.Conn) error {
-		if _, err := c.Exec(ctx, "insert into auth.users (id) values ($1) on conflict do nothing", owner); err != nil {
-			return pgErr(err)
-		}
-		return scalar(ctx, c, &id, "insert into better_supabase.ai_chats (owner_id) values ($1::uuid) returning id::text", owner)
+		return scalar(ctx, c, &id, "select better_supabase.create_ai_chat($1::uuid, jsonb_build_object('owner_id', $2::text)) ->> 'id'", chatTenant, owner)
 	})
 	return id, err
 }
@@ -823,8 +832,8 @@ func (p pgChat) Stop(ctx context.Context, chat string) (*conform.StopResult, err
 
 func (p pgChat) RunStatus(ctx context.Context, runID string) (string, error) {
 	var st string
-	err := p.db.admin(ctx, func(c *pgx.Conn) error {
-		return scalar(ctx, c, &st, "select status from better_supabase.ai_runs where id = $1::uuid", runID)
+	err := p.db.with(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &st, "select better_supabase.get_ai_run($1::uuid) ->> 'status'", runID)
 	})
 	return st, err
 }

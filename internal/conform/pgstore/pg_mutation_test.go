@@ -39,7 +39,7 @@ func TestPGMutantsCaught(t *testing.T) {
 			patch: map[string]string{"if not (better_supabase._workflow_admin(w.tenant_id)": "if false and not (better_supabase._workflow_admin(w.tenant_id)"},
 			want:  []string{"registry/cancel-by-actor-or-tenant-admin"}},
 		{name: "release-any-stream", fn: "better_supabase.release_ai_chat_stream",
-			patch: map[string]string{"if c.active_stream_id is distinct from release_ai_chat_stream.stream then": "if false then"},
+			patch: map[string]string{"where x.id = release_ai_chat_stream.chat and x.active_stream_id = release_ai_chat_stream.stream": "where x.id = release_ai_chat_stream.chat"},
 			want:  []string{"chat/release-other-stream"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
