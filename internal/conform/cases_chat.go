@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -602,8 +603,81 @@ func chatCases() []Case {
 			return eq("stop", got, (*StopResult)(nil))
 		}},
 	}
+	cs = append(cs, chatTenantCases()...)
 	for i := range cs {
 		cs[i].Suite = SuiteChat
 	}
 	return cs
+}
+
+// ChatCallers is implemented by chat stores that know tenants and who is
+// calling: the tenant visibility cases need it. NewTenantChat makes a chat
+// of owner in tenant, shared with the tenant's members (visibility
+// organization) when shared is true; PathAs is Path as caller c sees it;
+// Grant gives user permission in tenant, failing with ErrNoGrants where
+// the store cannot say who holds what.
+type ChatCallers interface {
+	NewTenantChat(ctx context.Context, owner, tenant string, shared bool) (string, error)
+	PathAs(ctx context.Context, c Caller, chat string) ([]PathEntry, error)
+	Grant(ctx context.Context, user, tenant, permission string) error
+}
+
+// chatTenantCases are the rules of who reads which chat: its owner, and
+// for a chat shared with its organization the tenant's members holding
+// ai_chat.read, nobody else.
+func chatTenantCases() []Case {
+	return []Case{
+		{ID: "chat/tenant-members-read-shared-chats", Needs: FeatureTenants, Rule: "a chat shared with its organization is read by its owner and by members holding ai_chat.read in its tenant; a private chat only by its owner; members of another tenant and anon read neither (a refused call is as good as not found)", Run: func(ctx context.Context, s *Subject) error {
+			cc, ok := s.Chat.(ChatCallers)
+			if !ok {
+				return Skip("the chat store does not take the caller's identity, so chat visibility cannot be checked")
+			}
+			owner, tenant, member, outsider := s.UUID(), s.UUID(), s.UUID(), s.UUID()
+			chats := map[string]string{}
+			for _, kind := range []string{"shared", "private"} {
+				chat, err := cc.NewTenantChat(ctx, owner, tenant, kind == "shared")
+				if err != nil {
+					return op("new "+kind+" chat", err)
+				}
+				if _, err := s.Chat.AppendUser(ctx, chat, userMsg(s.ID("u"), "a question"), UserOptions{}); err != nil {
+					return op("append user to the "+kind+" chat", err)
+				}
+				chats[kind] = chat
+			}
+			for _, g := range []struct{ user, tenant string }{{member, tenant}, {outsider, s.UUID()}} {
+				err := cc.Grant(ctx, g.user, g.tenant, "ai_chat.read")
+				if errors.Is(err, ErrNoGrants) {
+					return Skip("%v", err)
+				}
+				if err != nil {
+					return op("grant ai_chat.read", err)
+				}
+			}
+			var c checks
+			for _, who := range []struct {
+				name          string
+				c             Caller
+				shared, other bool
+			}{
+				{"the owner", User(owner), true, true},
+				{"a member holding ai_chat.read", User(member), true, false},
+				{"a member of another tenant", User(outsider), false, false},
+				{"anon", Anon, false, false},
+			} {
+				for kind, want := range map[string]bool{"shared": who.shared, "private": who.other} {
+					p, err := cc.PathAs(ctx, who.c, chats[kind])
+					var se *StoreError
+					switch {
+					case err == nil:
+					case Refused(err), errors.As(err, &se) && se.SQLState == "P0002":
+						p = nil
+					default:
+						return op("path of the "+kind+" chat as "+who.name, err)
+					}
+					c.eq("the "+kind+" chat's messages as "+who.name, len(p), map[bool]int{true: 1, false: 0}[want])
+				}
+			}
+			return c.err()
+		}},
+	}
 }

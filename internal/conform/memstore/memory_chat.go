@@ -20,10 +20,14 @@ type memoryChat struct {
 	chats   map[string]*memChat
 	runs    map[string]*memRun
 	seq     int
+	// grants holds "tenant user permission" for each permission held.
+	grants map[string]bool
 }
 
 type memChat struct {
 	owner        string
+	tenant       string
+	shared       bool // visibility organization
 	messages     map[string]*memMessage
 	leaf         string
 	activeStream string
@@ -47,7 +51,7 @@ type memRun struct {
 }
 
 func newMemoryChat(streams *refStreams) *memoryChat {
-	return &memoryChat{streams: streams, chats: map[string]*memChat{}, runs: map[string]*memRun{}}
+	return &memoryChat{streams: streams, chats: map[string]*memChat{}, runs: map[string]*memRun{}, grants: map[string]bool{}}
 }
 
 func (m *memoryChat) Streams() conform.StreamStore { return m.streams }
@@ -58,6 +62,43 @@ func (m *memoryChat) NewChat(_ context.Context, owner string) (string, error) {
 	id := newUUID()
 	m.chats[id] = &memChat{owner: owner, messages: map[string]*memMessage{}}
 	return id, nil
+}
+
+// NewTenantChat makes a chat of owner in tenant, shared with the tenant's
+// members when shared is true.
+func (m *memoryChat) NewTenantChat(_ context.Context, owner, tenant string, shared bool) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := newUUID()
+	m.chats[id] = &memChat{owner: owner, tenant: tenant, shared: shared, messages: map[string]*memMessage{}}
+	return id, nil
+}
+
+// Grant records that user holds permission in tenant.
+func (m *memoryChat) Grant(_ context.Context, user, tenant, permission string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.grants[tenant+" "+user+" "+permission] = true
+	return nil
+}
+
+// PathAs is Path for a caller who may read the chat: the service role, its
+// owner, or for a shared chat a member holding ai_chat.read in its tenant.
+// Anyone else finds no such chat, as the blocks answer.
+func (m *memoryChat) PathAs(ctx context.Context, who conform.Caller, chatID string) ([]conform.PathEntry, error) {
+	m.mu.Lock()
+	c, ok := m.chats[chatID]
+	may := ok && (who.Role == conform.RoleService ||
+		(who.Role == conform.RoleAuthenticated && who.Sub != "" &&
+			(c.owner == who.Sub || c.shared && m.grants[c.tenant+" "+who.Sub+" ai_chat.read"])))
+	m.mu.Unlock()
+	if who.Role == conform.RoleAnon {
+		return nil, &conform.StoreError{SQLState: "42501", Message: "anon may not read chats"}
+	}
+	if !may {
+		return nil, &conform.StoreError{Hint: "AI_CHAT_NOT_FOUND", SQLState: "P0002", Message: "chat " + chatID + " not found"}
+	}
+	return m.Path(ctx, chatID, "", false)
 }
 
 func (m *memoryChat) chat(id string) (*memChat, error) {

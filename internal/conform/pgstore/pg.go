@@ -740,6 +740,42 @@ func (p pgChat) NewChat(ctx context.Context, owner string) (string, error) {
 	return id, err
 }
 
+// NewTenantChat creates a chat of owner in tenant through create_ai_chat,
+// shared with the tenant's members when shared is true.
+func (p pgChat) NewTenantChat(ctx context.Context, owner, tenant string, shared bool) (string, error) {
+	if err := p.db.admin(ctx, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "insert into auth.users (id) values ($1) on conflict do nothing", owner)
+		return pgErr(err)
+	}); err != nil {
+		return "", err
+	}
+	visibility := "private"
+	if shared {
+		visibility = "organization"
+	}
+	var id string
+	err := p.db.with(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &id, "select better_supabase.create_ai_chat($1::uuid, jsonb_build_object('owner_id', $2::text, 'visibility', $3::text)) ->> 'id'", tenant, owner, visibility)
+	})
+	return id, err
+}
+
+// PathAs reads the chat's current branch as caller c.
+func (p pgChat) PathAs(ctx context.Context, c conform.Caller, chat string) ([]conform.PathEntry, error) {
+	out := []conform.PathEntry{}
+	err := p.db.as(ctx, c, func(tx pgx.Tx) error {
+		_, err := jsonInto(ctx, tx, &out, "select better_supabase.ai_message_path($1::uuid)", chat)
+		return err
+	})
+	return out, err
+}
+
+// Grant gives user permission in tenant through the access module's table,
+// as the registry's Grant does.
+func (p pgChat) Grant(ctx context.Context, user, tenant, permission string) error {
+	return pgRegistry{db: p.db}.Grant(ctx, user, tenant, permission)
+}
+
 func (p pgChat) call(ctx context.Context, dst any, sql string, args ...any) (bool, error) {
 	var found bool
 	err := p.db.with(ctx, func(c *pgx.Conn) error {

@@ -17,8 +17,9 @@ import (
 // to allow gaps or to ignore close, a policy that shows every stream to every caller, and a
 // trigger that turns a cancel request into a status change; and beyond
 // those five, a registry that lets a run clear its error, shows every run
-// to every user or lets anyone ask for a cancel, and a chat release that
-// frees the chat for any stream.
+// to every user or lets anyone ask for a cancel, a chat release that
+// frees the chat for any stream, and chats that tenant members read
+// without their being shared.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -41,6 +42,9 @@ func TestPGMutantsCaught(t *testing.T) {
 		{name: "release-any-stream", fn: "better_supabase.release_ai_chat_stream",
 			patch: map[string]string{"where x.id = release_ai_chat_stream.chat and x.active_stream_id = release_ai_chat_stream.stream": "where x.id = release_ai_chat_stream.chat"},
 			want:  []string{"chat/release-other-stream"}},
+		{name: "private-chats-to-members", fn: "better_supabase.ai_chat_can_read",
+			patch: map[string]string{"(c.visibility = 'organization' and": "(true and"},
+			want:  []string{"chat/tenant-members-read-shared-chats"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",
