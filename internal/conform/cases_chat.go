@@ -604,6 +604,7 @@ func chatCases() []Case {
 		}},
 	}
 	cs = append(cs, chatTenantCases()...)
+	cs = append(cs, chatAgentCases()...)
 	for i := range cs {
 		cs[i].Suite = SuiteChat
 	}
@@ -677,6 +678,178 @@ func chatTenantCases() []Case {
 					c.eq("the "+kind+" chat's messages as "+who.name, len(p), map[bool]int{true: 1, false: 0}[want])
 				}
 			}
+			return c.err()
+		}},
+	}
+}
+
+// ChatAgents is implemented by chat stores that keep what coding agents
+// need per chat, as the service role uses it: sandboxes found again for
+// their chat, harness sessions locked by one turn at a time, and share
+// links. SandboxFor returns the sandbox id of the chat's running sandbox
+// of provider ("" when none); AgeHarnessSession moves the session's clock
+// back by d; Share (as the chat's owner) returns the link's id and token,
+// Shared the messages a token shows (nil for none).
+type ChatAgents interface {
+	RegisterSandbox(ctx context.Context, tenant, provider, sandboxID, chat string) error
+	SandboxFor(ctx context.Context, chat, provider string) (string, error)
+	LockHarness(ctx context.Context, chat, harness, holder string, ttl time.Duration) (bool, error)
+	UnlockHarness(ctx context.Context, chat, harness, holder string) (bool, error)
+	AgeHarnessSession(ctx context.Context, chat, harness string, d time.Duration) error
+	Share(ctx context.Context, owner, chat string) (id, token string, err error)
+	RevokeShare(ctx context.Context, owner, id string) (bool, error)
+	Shared(ctx context.Context, token string) ([]PathEntry, error)
+}
+
+func needChatAgents(s *Subject) (ChatAgents, error) {
+	a, ok := s.Chat.(ChatAgents)
+	if !ok {
+		return nil, Skip("the chat store keeps no sandboxes, harness sessions or share links")
+	}
+	return a, nil
+}
+
+// chatAgentCases are the rules adapters for coding agents rely on.
+func chatAgentCases() []Case {
+	return []Case{
+		{ID: "chat/sandbox-found-again-for-its-chat", Rule: "a sandbox registered for a chat is found again for that chat and provider, not for another provider or chat", Run: func(ctx context.Context, s *Subject) error {
+			a, err := needChatAgents(s)
+			if err != nil {
+				return err
+			}
+			chat, err := newChat(ctx, s)
+			if err != nil {
+				return err
+			}
+			other, err := newChat(ctx, s)
+			if err != nil {
+				return err
+			}
+			box := s.ID("sbx")
+			if err := a.RegisterSandbox(ctx, s.UUID(), "e2b", box, chat); err != nil {
+				return op("register the sandbox", err)
+			}
+			var c checks
+			for _, q := range []struct{ name, chat, provider, want string }{
+				{"its chat and provider", chat, "e2b", box},
+				{"another provider", chat, "daytona", ""},
+				{"another chat", other, "e2b", ""},
+			} {
+				got, err := a.SandboxFor(ctx, q.chat, q.provider)
+				if err != nil {
+					return op("find the sandbox for "+q.name, err)
+				}
+				c.eq("sandbox for "+q.name, got, q.want)
+			}
+			return c.err()
+		}},
+		{ID: "chat/harness-lock-excludes-and-expires", Needs: FeatureClock, Rule: "a harness session's lock excludes a second holder until it expires; its holder renews it; only the holder unlocks it", Run: func(ctx context.Context, s *Subject) error {
+			a, err := needChatAgents(s)
+			if err != nil {
+				return err
+			}
+			chat, err := newChat(ctx, s)
+			if err != nil {
+				return err
+			}
+			const harness = "claude-code"
+			first, second := s.ID("turn"), s.ID("turn")
+			step := func(what string, f func() (bool, error), want bool, c *checks) error {
+				got, err := f()
+				if err != nil {
+					return op(what, err)
+				}
+				c.eq(what, got, want)
+				return nil
+			}
+			lock := func(holder string) func() (bool, error) {
+				return func() (bool, error) { return a.LockHarness(ctx, chat, harness, holder, time.Minute) }
+			}
+			var c checks
+			for _, st := range []struct {
+				what string
+				f    func() (bool, error)
+				want bool
+			}{
+				{"the first turn locks", lock(first), true},
+				{"a second turn while it holds the lock", lock(second), false},
+				{"the first turn renews", lock(first), true},
+				{"the second turn unlocks a lock it does not hold", func() (bool, error) { return a.UnlockHarness(ctx, chat, harness, second) }, false},
+			} {
+				if err := step(st.what, st.f, st.want, &c); err != nil {
+					return err
+				}
+			}
+			if err := a.AgeHarnessSession(ctx, chat, harness, 2*time.Minute); err != nil {
+				return op("let the lock expire", err)
+			}
+			if err := step("the second turn after the lock expired", lock(second), true, &c); err != nil {
+				return err
+			}
+			if err := step("the first turn, now that the second holds it", lock(first), false, &c); err != nil {
+				return err
+			}
+			if err := step("the holder unlocks", func() (bool, error) { return a.UnlockHarness(ctx, chat, harness, second) }, true, &c); err != nil {
+				return err
+			}
+			if err := step("the first turn after the unlock", lock(first), true, &c); err != nil {
+				return err
+			}
+			return c.err()
+		}},
+		{ID: "chat/revoked-share-exposes-nothing", Needs: FeatureTenants, Rule: "a share link shows the shared branch to anyone with its token until it is revoked; then it shows nothing", Run: func(ctx context.Context, s *Subject) error {
+			a, err := needChatAgents(s)
+			if err != nil {
+				return err
+			}
+			cc, ok := s.Chat.(ChatCallers)
+			if !ok {
+				return Skip("the chat store does not take the caller's identity, so sharing cannot be checked")
+			}
+			owner, tenant := s.UUID(), s.UUID()
+			chat, err := cc.NewTenantChat(ctx, owner, tenant, false)
+			if err != nil {
+				return op("new chat", err)
+			}
+			if err := cc.Grant(ctx, owner, tenant, "ai_chat.share"); errors.Is(err, ErrNoGrants) {
+				return Skip("%v", err)
+			} else if err != nil {
+				return op("grant ai_chat.share", err)
+			}
+			u1, a1 := userMsg(s.ID("u"), "q1"), assistantMsg(s.ID("a"), "a1")
+			if _, err := s.Chat.AppendUser(ctx, chat, u1, UserOptions{}); err != nil {
+				return op("append user", err)
+			}
+			if _, err := s.Chat.SaveAssistant(ctx, chat, a1, AssistantOptions{ParentID: u1.ID}); err != nil {
+				return op("save assistant", err)
+			}
+			id, token, err := a.Share(ctx, owner, chat)
+			if err != nil {
+				return op("share", err)
+			}
+			var c checks
+			ids := func(p []PathEntry) []string {
+				out := []string{}
+				for _, e := range p {
+					out = append(out, e.ID)
+				}
+				return out
+			}
+			shown, err := a.Shared(ctx, token)
+			if err != nil {
+				return op("read the link", err)
+			}
+			c.eq("the link's messages", ids(shown), []string{u1.ID, a1.ID})
+			revoked, err := a.RevokeShare(ctx, owner, id)
+			if err != nil {
+				return op("revoke", err)
+			}
+			c.eq("revoke", revoked, true)
+			shown, err = a.Shared(ctx, token)
+			if err != nil {
+				return op("read the revoked link", err)
+			}
+			c.eq("the revoked link's messages", ids(shown), []string{})
 			return c.err()
 		}},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,26 @@ type memoryChat struct {
 	seq     int
 	// grants holds "tenant user permission" for each permission held.
 	grants map[string]bool
+	// sandboxes by provider and sandbox id; locks of harness sessions by
+	// chat and harness; share links by token.
+	sandboxes map[[2]string]*memSandbox
+	locks     map[[2]string]*memLock
+	shares    map[string]*memShare
+}
+
+type memSandbox struct {
+	tenant, chat string
+	seq          int
+}
+
+type memLock struct {
+	holder string
+	until  time.Time
+}
+
+type memShare struct {
+	id, chat, leaf, by string
+	revoked            bool
 }
 
 type memChat struct {
@@ -51,7 +72,8 @@ type memRun struct {
 }
 
 func newMemoryChat(streams *refStreams) *memoryChat {
-	return &memoryChat{streams: streams, chats: map[string]*memChat{}, runs: map[string]*memRun{}, grants: map[string]bool{}}
+	return &memoryChat{streams: streams, chats: map[string]*memChat{}, runs: map[string]*memRun{}, grants: map[string]bool{},
+		sandboxes: map[[2]string]*memSandbox{}, locks: map[[2]string]*memLock{}, shares: map[string]*memShare{}}
 }
 
 func (m *memoryChat) Streams() conform.StreamStore { return m.streams }
@@ -385,4 +407,116 @@ func (m *memoryChat) AgeChatRun(_ context.Context, runID string, d time.Duration
 	}
 	r.startedAt = r.startedAt.Add(-d)
 	return nil
+}
+
+// RegisterSandbox records a sandbox of a tenant for a chat; a sandbox of
+// another tenant is refused, as the blocks refuse it.
+func (m *memoryChat) RegisterSandbox(_ context.Context, tenant, provider, sandboxID, chat string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := [2]string{provider, sandboxID}
+	if sb, ok := m.sandboxes[key]; ok && sb.tenant != tenant {
+		return &conform.StoreError{Hint: "AI_SANDBOX_FORBIDDEN", SQLState: "42501", Message: "sandbox " + sandboxID + " belongs to another tenant"}
+	}
+	m.seq++
+	m.sandboxes[key] = &memSandbox{tenant: tenant, chat: chat, seq: m.seq}
+	return nil
+}
+
+// SandboxFor returns the most recently registered sandbox of the chat and
+// provider.
+func (m *memoryChat) SandboxFor(_ context.Context, chat, provider string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	best, seq := "", -1
+	for key, sb := range m.sandboxes {
+		if key[0] == provider && sb.chat == chat && sb.seq > seq {
+			best, seq = key[1], sb.seq
+		}
+	}
+	return best, nil
+}
+
+func (m *memoryChat) LockHarness(_ context.Context, chat, harness, holder string, ttl time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if harness == "" || holder == "" || ttl < time.Second || ttl > 24*time.Hour {
+		return false, &conform.StoreError{Hint: "AI_HARNESS_INVALID", SQLState: "22023", Message: "a lock needs a harness, a holder and a ttl of 1 to 86400 seconds"}
+	}
+	if _, err := m.chat(chat); err != nil {
+		return false, err
+	}
+	key := [2]string{chat, harness}
+	now := time.Now()
+	if l, ok := m.locks[key]; ok && l.until.After(now) && l.holder != holder {
+		return false, nil
+	}
+	m.locks[key] = &memLock{holder: holder, until: now.Add(ttl)}
+	return true, nil
+}
+
+func (m *memoryChat) UnlockHarness(_ context.Context, chat, harness, holder string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := [2]string{chat, harness}
+	if l, ok := m.locks[key]; ok && l.holder == holder {
+		delete(m.locks, key)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (m *memoryChat) AgeHarnessSession(_ context.Context, chat, harness string, d time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.locks[[2]string{chat, harness}]
+	if !ok {
+		return fmt.Errorf("no harness session %s of chat %s", harness, chat)
+	}
+	l.until = l.until.Add(-d)
+	return nil
+}
+
+// Share makes a link to the chat's current branch, for its owner holding
+// ai_chat.share in the chat's tenant.
+func (m *memoryChat) Share(_ context.Context, owner, chatID string) (string, string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.chats[chatID]
+	if !ok || c.owner != owner {
+		return "", "", &conform.StoreError{Hint: "AI_CHAT_NOT_FOUND", SQLState: "P0002", Message: "chat " + chatID + " not found"}
+	}
+	if !m.grants[c.tenant+" "+owner+" ai_chat.share"] {
+		return "", "", &conform.StoreError{Hint: "AI_CHAT_FORBIDDEN", SQLState: "42501", Message: "you may not share chats in this tenant"}
+	}
+	if _, ok := c.messages[c.leaf]; !ok {
+		return "", "", &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "nothing to share yet"}
+	}
+	sh := &memShare{id: newUUID(), chat: chatID, leaf: c.leaf, by: owner}
+	token := strings.ReplaceAll(newUUID()+newUUID(), "-", "")
+	m.shares[token] = sh
+	return sh.id, token, nil
+}
+
+func (m *memoryChat) RevokeShare(_ context.Context, owner, id string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, sh := range m.shares {
+		if sh.id == id && !sh.revoked && (sh.by == owner || m.chats[sh.chat] != nil && m.chats[sh.chat].owner == owner) {
+			sh.revoked = true
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Shared returns the branch a live link shows, or nil.
+func (m *memoryChat) Shared(ctx context.Context, token string) ([]conform.PathEntry, error) {
+	m.mu.Lock()
+	sh, ok := m.shares[token]
+	m.mu.Unlock()
+	if !ok || sh.revoked {
+		return nil, nil
+	}
+	return m.Path(ctx, sh.chat, sh.leaf, false)
 }

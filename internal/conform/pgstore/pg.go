@@ -776,6 +776,75 @@ func (p pgChat) Grant(ctx context.Context, user, tenant, permission string) erro
 	return pgRegistry{db: p.db}.Grant(ctx, user, tenant, permission)
 }
 
+func (p pgChat) boolCall(ctx context.Context, sql string, args ...any) (bool, error) {
+	var ok bool
+	err := p.db.with(ctx, func(c *pgx.Conn) error { return scalar(ctx, c, &ok, sql, args...) })
+	return ok, err
+}
+
+func (p pgChat) RegisterSandbox(ctx context.Context, tenant, provider, sandboxID, chat string) error {
+	return p.db.with(ctx, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "select better_supabase.register_ai_sandbox($1::uuid, $2, $3, jsonb_build_object('chat_id', $4::text))", tenant, provider, sandboxID, chat)
+		return pgErr(err)
+	})
+}
+
+func (p pgChat) SandboxFor(ctx context.Context, chat, provider string) (string, error) {
+	var id *string
+	err := p.db.with(ctx, func(c *pgx.Conn) error {
+		return scalar(ctx, c, &id, "select better_supabase.ai_sandbox_for($1::uuid, $2) ->> 'sandbox_id'", chat, provider)
+	})
+	if id == nil {
+		return "", err
+	}
+	return *id, err
+}
+
+func (p pgChat) LockHarness(ctx context.Context, chat, harness, holder string, ttl time.Duration) (bool, error) {
+	return p.boolCall(ctx, "select better_supabase.lock_ai_harness_session($1::uuid, $2, $3, $4)", chat, harness, holder, int(ttl.Seconds()))
+}
+
+func (p pgChat) UnlockHarness(ctx context.Context, chat, harness, holder string) (bool, error) {
+	return p.boolCall(ctx, "select better_supabase.unlock_ai_harness_session($1::uuid, $2, $3)", chat, harness, holder)
+}
+
+func (p pgChat) AgeHarnessSession(ctx context.Context, chat, harness string, d time.Duration) error {
+	return p.db.ageRows(ctx, "ai_harness_sessions", "(chat_id, harness_id) = ($1::uuid, '"+strings.ReplaceAll(harness, "'", "''")+"')", chat, d)
+}
+
+// Share makes a link to the chat's branch as its owner.
+func (p pgChat) Share(ctx context.Context, owner, chat string) (string, string, error) {
+	var r struct {
+		ID    string `json:"id"`
+		Token string `json:"token"`
+	}
+	err := p.db.as(ctx, conform.User(owner), func(tx pgx.Tx) error {
+		_, err := jsonInto(ctx, tx, &r, "select better_supabase.share_ai_chat($1::uuid)", chat)
+		return err
+	})
+	return r.ID, r.Token, err
+}
+
+func (p pgChat) RevokeShare(ctx context.Context, owner, id string) (bool, error) {
+	var ok bool
+	err := p.db.as(ctx, conform.User(owner), func(tx pgx.Tx) error {
+		return scalar(ctx, tx, &ok, "select better_supabase.revoke_ai_chat_share($1::uuid)", id)
+	})
+	return ok, err
+}
+
+// Shared reads a link as anon, as whoever holds the token would.
+func (p pgChat) Shared(ctx context.Context, token string) ([]conform.PathEntry, error) {
+	var r struct {
+		Messages []conform.PathEntry `json:"messages"`
+	}
+	err := p.db.as(ctx, conform.Anon, func(tx pgx.Tx) error {
+		_, err := jsonInto(ctx, tx, &r, "select better_supabase.get_shared_ai_chat($1)", token)
+		return err
+	})
+	return r.Messages, err
+}
+
 func (p pgChat) call(ctx context.Context, dst any, sql string, args ...any) (bool, error) {
 	var found bool
 	err := p.db.with(ctx, func(c *pgx.Conn) error {

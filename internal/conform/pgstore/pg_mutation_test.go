@@ -18,8 +18,9 @@ import (
 // trigger that turns a cancel request into a status change; and beyond
 // those five, a registry that lets a run clear its error, shows every run
 // to every user or lets anyone ask for a cancel, a chat release that
-// frees the chat for any stream, and chats that tenant members read
-// without their being shared.
+// frees the chat for any stream, chats that tenant members read without
+// their being shared, revoked share links that still show the chat, and
+// a harness lock that lets a second holder in.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -45,6 +46,12 @@ func TestPGMutantsCaught(t *testing.T) {
 		{name: "private-chats-to-members", fn: "better_supabase.ai_chat_can_read",
 			patch: map[string]string{"(c.visibility = 'organization' and": "(true and"},
 			want:  []string{"chat/tenant-members-read-shared-chats"}},
+		{name: "revoked-links-live-on", fn: "better_supabase.get_shared_ai_chat",
+			patch: map[string]string{" and x.revoked_at is null": ""},
+			want:  []string{"chat/revoked-share-exposes-nothing"}},
+		{name: "harness-lock-ignored", fn: "better_supabase.lock_ai_harness_session",
+			patch: map[string]string{"if h.locked_until > now() and h.lock_holder is distinct from lock_ai_harness_session.holder then": "if false then"},
+			want:  []string{"chat/harness-lock-excludes-and-expires"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",
