@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 	"github.com/bsadapter/bsadapter/internal/testsupport/dockerd"
 	"github.com/jackc/pgx/v5"

@@ -52,7 +52,9 @@ type Modules struct {
 }
 
 // NewModules returns the document with its schemaVersion set.
-func NewModules(mods []blocks.Module) Modules { return Modules{Modules: nonNil(mods), SchemaVersion: 1} }
+func NewModules(mods []blocks.Module) Modules {
+	return Modules{Modules: nonNil(mods), SchemaVersion: 1}
+}
 
 // Install is "bsadapter blocks install --format json": what happened to
 // each module and, when installing stopped, why.
