@@ -147,7 +147,7 @@ func parse(path, abs string, data []byte) (*Config, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fail("unexpected content after the JSON object")
 	}
-	if k, off := duplicateKey(data, 0, "", true); k != "" {
+	if k, off := duplicateKey(data, 0, ""); k != "" {
 		line, col := lineCol(data, off)
 		return nil, fail("line %d, column %d: key %q is given twice; JSON keeps only the last one, so remove the one you do not mean", line, col, k)
 	}
@@ -286,35 +286,57 @@ func parseRoundTrip(v json.RawMessage, rt *RoundTrip, fail func(string, ...any) 
 	return nil
 }
 
-// duplicateKey finds a key given twice in the object data (which starts at
-// offset base of the file), and in its "bridge" object when top is set. It
-// returns the key (as "bridge.KEY" inside bridge) and the offset of its
-// second occurrence, or "" when every key is unique.
-func duplicateKey(data []byte, base int64, prefix string, top bool) (string, int64) {
+// duplicateKey finds a key given twice in any object of the value data
+// (which starts at offset base of the file), at any depth: a section
+// that means two things is as wrong inside "roundTrip" as at the top. It
+// returns the key with the path to it ("bridge.command",
+// "roundTrip.ignore[0].reason") and the offset of its second
+// occurrence, or "" when every key is unique.
+func duplicateKey(data []byte, base int64, prefix string) (string, int64) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	t, err := dec.Token()
+	if err != nil {
 		return "", 0
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
+	// inner looks into the value v just decoded, named name.
+	inner := func(v json.RawMessage, name string) (string, int64) {
+		if len(v) == 0 || (v[0] != '{' && v[0] != '[') {
 			return "", 0
 		}
-		k, _ := t.(string)
-		keyEnd := dec.InputOffset()
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return "", 0
+		start := dec.InputOffset() - int64(len(v))
+		return duplicateKey(v, base+start, name)
+	}
+	switch t {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return "", 0
+			}
+			k, _ := t.(string)
+			keyEnd := dec.InputOffset()
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return "", 0
+			}
+			if seen[k] {
+				q, _ := json.Marshal(k)
+				return prefix + k, base + max(keyEnd-int64(len(q)), 0)
+			}
+			seen[k] = true
+			if dk, off := inner(v, prefix+k+"."); dk != "" {
+				return dk, off
+			}
 		}
-		if seen[k] {
-			q, _ := json.Marshal(k)
-			return prefix + k, base + max(keyEnd-int64(len(q)), 0)
-		}
-		seen[k] = true
-		if top && k == "bridge" {
-			start := dec.InputOffset() - int64(len(v))
-			if dk, off := duplicateKey(v, base+start, "bridge.", false); dk != "" {
+	case json.Delim('['):
+		name := strings.TrimSuffix(prefix, ".")
+		for i := 0; dec.More(); i++ {
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return "", 0
+			}
+			if dk, off := inner(v, fmt.Sprintf("%s[%d].", name, i)); dk != "" {
 				return dk, off
 			}
 		}
