@@ -116,6 +116,15 @@ func TestEndToEnd(t *testing.T) {
 			if c.corpus {
 				checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", corpus), 15)
 			}
+			if c.name == "package-langchain" {
+				// Canonical messages from elsewhere keep every part field
+				// through toSdk and fromSdk. --float64: a JavaScript bridge
+				// reads every number as a float64, which is not the
+				// converter's doing.
+				for _, seed := range []string{"1", "2"} {
+					checkGenerated(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", "--generate", "300", "--seed", seed, "--float64"), 300)
+				}
+			}
 			checkConform(t, run(t, c.dir, bin, "conform", "--store=bridge", "--format", "json"))
 		})
 	}
@@ -135,6 +144,39 @@ func checkFixtures(t *testing.T, out []byte, atLeast int) {
 	s := r.Summary
 	if r.SchemaVersion != 1 || s.Failed != 0 || s.Warnings != 0 || s.FileErrors != 0 || s.Passed != s.Messages || s.Files < atLeast || s.Messages < atLeast {
 		t.Errorf("check-fixtures: %+v", r)
+	}
+}
+
+// checkGenerated checks a --generate run of n messages: none fails, and
+// most are converted rather than refused (a refusal, the converter saying
+// the SDK cannot hold a part, is only a warning).
+func checkGenerated(t *testing.T, out []byte, n int) {
+	t.Helper()
+	var r struct {
+		Generated struct{ Parts []string }
+		Summary   struct{ Messages, Passed, Failed, FileErrors int }
+		Results   []struct {
+			Name, Status, Refused string
+		}
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("check-fixtures --generate --format json: %v\n%s", err, out)
+	}
+	s := r.Summary
+	if s.Messages != n || s.Failed != 0 || s.FileErrors != 0 || s.Passed != n || len(r.Generated.Parts) < 6 {
+		t.Errorf("check-fixtures --generate: %+v, parts %v", s, r.Generated.Parts)
+	}
+	converted := 0
+	for _, m := range r.Results {
+		if m.Refused == "" {
+			converted++
+		}
+		if m.Status == "failed" {
+			t.Errorf("%s failed", m.Name)
+		}
+	}
+	if converted < n/3 {
+		t.Errorf("check-fixtures --generate: only %d of %d messages were converted, not refused", converted, n)
 	}
 }
 
