@@ -147,9 +147,10 @@ func checkFixtures(t *testing.T, out []byte, atLeast int) {
 	}
 }
 
-// checkGenerated checks a --generate run of n messages: none fails, and
-// most are converted rather than refused (a refusal, the converter saying
-// the SDK cannot hold a part, is only a warning).
+// checkGenerated checks a --generate run of n messages: none fails, most
+// are converted rather than refused (a refusal, the converter saying the
+// SDK cannot hold a part, is only a warning), and the message's metadata
+// comes back too, with only the converter's own (metadata.langchain) added.
 func checkGenerated(t *testing.T, out []byte, n int) {
 	t.Helper()
 	var r struct {
@@ -157,6 +158,7 @@ func checkGenerated(t *testing.T, out []byte, n int) {
 		Summary   struct{ Messages, Passed, Failed, FileErrors int }
 		Results   []struct {
 			Name, Status, Refused string
+			Warnings              []struct{ Pointer, Op, After string }
 		}
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
@@ -173,6 +175,12 @@ func checkGenerated(t *testing.T, out []byte, n int) {
 		}
 		if m.Status == "failed" {
 			t.Errorf("%s failed", m.Name)
+		}
+		for _, w := range m.Warnings {
+			own := w.Op == "added" && (w.Pointer == "/metadata/langchain" || w.Pointer == "/metadata" && strings.HasPrefix(w.After, `{"langchain":`))
+			if !own {
+				t.Errorf("%s: the round trip changed %s (%s)", m.Name, w.Pointer, w.Op)
+			}
 		}
 	}
 	if converted < n/3 {
