@@ -61,7 +61,9 @@ type Options struct {
 // Adapter is what the bridge says about itself in its initialize answer.
 type Adapter struct{ Name, Format, SDK, Version string }
 
-// Capabilities are the method groups a bridge declared in initialize.
+// Capabilities are the method groups a bridge declared in initialize, and
+// every other capability it declared true beside them (such as
+// "chatState" or "clock").
 type Capabilities struct {
 	Converter, StreamStore, RunRegistry bool
 	// ConverterHistory says the bridge converts whole conversations
@@ -70,6 +72,21 @@ type Capabilities struct {
 	// Parts lists the canonical part types the converter can express
 	// (nil when the bridge does not say).
 	Parts []string
+	// Optional holds every other capability declared true (nil if none).
+	Optional map[string]bool
+}
+
+// Has reports whether the bridge declared capability name.
+func (c Capabilities) Has(name string) bool {
+	switch name {
+	case GroupConverter:
+		return c.Converter
+	case GroupStreamStore:
+		return c.StreamStore
+	case GroupRunRegistry:
+		return c.RunRegistry
+	}
+	return c.Optional[name]
 }
 
 // RPCError is an error the bridge answered with (a JSON-RPC error object):
@@ -320,13 +337,7 @@ func (c *Client) initialize(ctx context.Context) error {
 			SDK     string `json:"sdk"`
 			Version string `json:"version"`
 		} `json:"adapter"`
-		Capabilities struct {
-			Converter   bool     `json:"converter"`
-			StreamStore bool     `json:"streamStore"`
-			RunRegistry bool     `json:"runRegistry"`
-			History     bool     `json:"converterHistory"`
-			Parts       []string `json:"parts"`
-		} `json:"capabilities"`
+		Capabilities json.RawMessage `json:"capabilities"`
 	}
 	params := map[string]any{
 		"protocolVersion": ProtocolVersion,
@@ -357,9 +368,37 @@ func (c *Client) initialize(ctx context.Context) error {
 		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge speaks protocol version %s, bsadapter speaks version %d", v, ProtocolVersion), nil)
 	}
 	c.adapter = Adapter{Name: res.Adapter.Name, Format: res.Adapter.Format, SDK: res.Adapter.SDK, Version: res.Adapter.Version}
-	rc := res.Capabilities
-	c.caps = Capabilities{Converter: rc.Converter, StreamStore: rc.StreamStore, RunRegistry: rc.RunRegistry,
+	var rc struct {
+		Converter   bool     `json:"converter"`
+		StreamStore bool     `json:"streamStore"`
+		RunRegistry bool     `json:"runRegistry"`
+		History     bool     `json:"converterHistory"`
+		Parts       []string `json:"parts"`
+	}
+	var all map[string]json.RawMessage
+	if len(res.Capabilities) > 0 {
+		if err := json.Unmarshal(res.Capabilities, &rc); err != nil {
+			return c.transportErr(FaultProtocol, "the initialize answer's capabilities do not decode: "+err.Error(), nil)
+		}
+		_ = json.Unmarshal(res.Capabilities, &all)
+	}
+	caps := Capabilities{Converter: rc.Converter, StreamStore: rc.StreamStore, RunRegistry: rc.RunRegistry,
 		ConverterHistory: rc.Converter && rc.History, Parts: rc.Parts}
+	for name, raw := range all {
+		var on bool
+		switch name {
+		case GroupConverter, GroupStreamStore, GroupRunRegistry, "converterHistory", "parts":
+			continue
+		}
+		if json.Unmarshal(raw, &on) != nil || !on {
+			continue
+		}
+		if caps.Optional == nil {
+			caps.Optional = map[string]bool{}
+		}
+		caps.Optional[name] = true
+	}
+	c.caps = caps
 	return nil
 }
 

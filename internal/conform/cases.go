@@ -7,6 +7,7 @@ var table = sync.OnceValue(func() []Case {
 	all = append(all, streamCases()...)
 	all = append(all, registryCases()...)
 	all = append(all, chatCases()...)
+	all = append(all, chatStateCases()...)
 	return all
 })
 

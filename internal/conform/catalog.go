@@ -19,6 +19,14 @@ var suiteIntro = map[string]string{
 		"these cases are built from the registry's semantics.",
 	SuiteChat: "The AI chat block's message tree and answer runs (contracts.md section 4). " +
 		"The bridge protocol has no chat methods, so this suite runs against `pg` and `memory` only.",
+	SuiteChatState: "The Chat SDK's `StateAdapter` (the interface a `chat-sdk-state` engine module backs): " +
+		"the eight checks of upstream's `testChatState` kit, split so that each rule has its own case, " +
+		"and what upstream does not check: wrong-token extension, extension past the first TTL, threads apart, " +
+		"a stored null that is not a miss, values without a TTL kept, oldest-first dequeue, " +
+		"and " + fmt.Sprint(writers) + " callers racing on one lock, one list and one queue. " +
+		"TTLs are checked by moving the store's clock (the memory reference's injected clock, " +
+		"or a bridge's `clock` capability), never by waiting; without one those cases are skipped. " +
+		"Over the bridge this suite needs the `chatState` capability; `pg` has no `chat-sdk-state` module yet.",
 }
 
 // WriteCatalog writes docs/conformance.md: every case ID with its rule,

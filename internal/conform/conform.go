@@ -31,10 +31,12 @@ const (
 	SuiteStreams  = "streams"
 	SuiteRegistry = "registry"
 	SuiteChat     = "chat"
+	// SuiteChatState is the Chat SDK's StateAdapter (stores_chatstate.go).
+	SuiteChatState = "chat-state"
 )
 
 // Suites lists every suite name in run order.
-var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat}
+var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState}
 
 // DefaultTimeout is the time a case gets when it does not set its own.
 const DefaultTimeout = 10 * time.Second
@@ -84,6 +86,11 @@ type Subject struct {
 	Streams  StreamStore
 	Registry RunRegistry
 	Chat     ChatStore
+	// ChatState is the Chat SDK state adapter under test (chat-state).
+	ChatState ChatState
+	// Clock, when the store has one, moves the store's time forward, so
+	// that TTL cases need no waiting; nil when time cannot be moved.
+	Clock Clock
 
 	// Prefix makes the case's ids unique within a shared store.
 	Prefix string

@@ -25,6 +25,9 @@ type Store struct {
 	name    string
 	callers bool
 	n       atomic.Int64
+	// clockTurn is held by the one case at a time that moves the
+	// bridge's clock (see chatStateSubject).
+	clockTurn chan struct{}
 	// fatal is the first transport fault that left the bridge unusable.
 	fatal atomic.Pointer[bridge.TransportError]
 }
@@ -52,7 +55,7 @@ func New(ctx context.Context, opts bridge.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Store{c: c, name: "bridge: " + strings.Join(opts.Command, " ")}
+	b := &Store{c: c, name: "bridge: " + strings.Join(opts.Command, " "), clockTurn: make(chan struct{}, 1)}
 	if a := c.Adapter(); a.Name != "" {
 		b.name = "bridge: " + a.Name
 	}
@@ -93,12 +96,14 @@ func (b *Store) Supports(suite string) error {
 		}
 	case conform.SuiteChat:
 		return errors.New("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
+	case conform.SuiteChatState:
+		return b.supportsChatState()
 	}
 	return nil
 }
 
 // NewSubject returns fresh ids on the run's one bridge process.
-func (b *Store) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject, func(), error) {
+func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
 	s := &conform.Subject{Prefix: fmt.Sprintf("conform-%s-%d", strings.ToLower(rand.Text()[:8]), b.n.Add(1))}
 	switch c.Suite {
 	case conform.SuiteStreams:
@@ -109,6 +114,9 @@ func (b *Store) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject
 		}
 	case conform.SuiteRegistry:
 		s.Registry = bridgeRegistry{b}
+	case conform.SuiteChatState:
+		release, err := b.chatStateSubject(ctx, c, s)
+		return s, release, err
 	}
 	return s, func() {}, nil
 }

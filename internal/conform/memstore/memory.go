@@ -17,7 +17,11 @@ import (
 
 // memoryStore is the in-process reference implementation of the three
 // contracts. Every subject gets state of its own, so cases never meet.
-type memoryStore struct{ n atomic.Int64 }
+type memoryStore struct {
+	n atomic.Int64
+	// chatMut, set only by tests, makes the chat state a mutant.
+	chatMut chatMutation
+}
 
 // New returns the in-process reference store. It proves the
 // suites themselves (every case passes against it) and is the instant
@@ -37,6 +41,9 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.Registry = newRegistry()
 	case conform.SuiteChat:
 		s.Chat = newMemoryChat(streams)
+	case conform.SuiteChatState:
+		c := &clock{}
+		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
 	}
 	return s, func() {}, nil
 }

@@ -88,7 +88,12 @@ func (p *pgStore) Name() string {
 	return "pg (" + p.srv.Strategy() + ", blocks from " + p.set.Source() + ")"
 }
 
-func (p *pgStore) Supports(suite string) error { return p.missing[suite] }
+func (p *pgStore) Supports(suite string) error {
+	if suite == conform.SuiteChatState {
+		return errors.New("the embedded blocks have no chat-sdk-state module yet; check a state adapter with --store=memory or --store=bridge")
+	}
+	return p.missing[suite]
+}
 
 func (p *pgStore) Close() error {
 	if p.shared == nil {

@@ -1,0 +1,39 @@
+package bridge
+
+// The capabilities and methods of the suites beyond the StreamStore and the
+// run registry (docs/bridge-protocol.md, "More interfaces"): a bridge
+// declares a group true in its initialize answer and answers its methods.
+const (
+	// GroupChatState is the Chat SDK StateAdapter.
+	GroupChatState = "chatState"
+	// CapClock is the store's injected clock, which clock.advance moves
+	// forward so that TTLs are checked without waiting.
+	CapClock = "clock"
+)
+
+// The methods of the clock capability.
+const (
+	// MethodClockAdvance moves the bridge's clock forward by
+	// {"seconds": <number>} (zero reads it) and answers {"now": "<RFC 3339>"}.
+	MethodClockAdvance = "clock.advance"
+)
+
+// The methods of the chatState group, one per StateAdapter method.
+const (
+	MethodChatSubscribe        = "chatState.subscribe"
+	MethodChatUnsubscribe      = "chatState.unsubscribe"
+	MethodChatIsSubscribed     = "chatState.isSubscribed"
+	MethodChatAcquireLock      = "chatState.acquireLock"
+	MethodChatReleaseLock      = "chatState.releaseLock"
+	MethodChatExtendLock       = "chatState.extendLock"
+	MethodChatForceReleaseLock = "chatState.forceReleaseLock"
+	MethodChatGet              = "chatState.get"
+	MethodChatSet              = "chatState.set"
+	MethodChatSetIfNotExists   = "chatState.setIfNotExists"
+	MethodChatDelete           = "chatState.delete"
+	MethodChatAppendToList     = "chatState.appendToList"
+	MethodChatGetList          = "chatState.getList"
+	MethodChatEnqueue          = "chatState.enqueue"
+	MethodChatDequeue          = "chatState.dequeue"
+	MethodChatQueueDepth       = "chatState.queueDepth"
+)

@@ -1,0 +1,104 @@
+package bridgestore_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/testenv"
+)
+
+// chatStateBridge starts testdata/bridges/chatstate.mjs with flags.
+func chatStateBridge(t *testing.T, flags ...string) conform.Store {
+	t.Helper()
+	node := testenv.Node(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "bridges", "chatstate.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("start the node state adapter: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close the node state adapter: %v", err)
+		}
+	})
+	return st
+}
+
+func runSuite(t *testing.T, st conform.Store, suite string) *conform.Report {
+	t.Helper()
+	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{suite}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	return conform.Run(ctx, st, cases, conform.Options{Parallel: 8})
+}
+
+// A correct state adapter in Node.js, with a clock, passes every
+// chat-state case over the bridge: none is skipped.
+func TestBridgeChatStatePasses(t *testing.T) {
+	rep := runSuite(t, chatStateBridge(t), conform.SuiteChatState)
+	if f := conformtest.Failures(rep); f != "" {
+		t.Errorf("the correct node state adapter failed cases:\n%s", f)
+	}
+	if n := rep.Count(conform.Pass); n != len(rep.Results) || n == 0 {
+		t.Errorf("%d of %d chat-state cases passed over the bridge; skipped: %v", n, len(rep.Results), outcomes(rep, conform.Skipped))
+	}
+}
+
+// Without the clock capability the TTL cases are skipped with the reason,
+// and the rest still run and pass.
+func TestBridgeChatStateWithoutClock(t *testing.T) {
+	rep := runSuite(t, chatStateBridge(t, "--no-clock"), conform.SuiteChatState)
+	if f := conformtest.Failures(rep); f != "" {
+		t.Errorf("unexpected failures:\n%s", f)
+	}
+	var want []string
+	for _, c := range conform.Cases() {
+		if c.Suite == conform.SuiteChatState && c.Needs == conform.FeatureClock {
+			want = append(want, c.ID)
+		}
+	}
+	if got := outcomes(rep, conform.Skipped); !sameSet(got, want) || len(want) == 0 {
+		t.Errorf("skipped: got %v, want %v", got, want)
+	}
+	for _, r := range rep.Results {
+		if r.Outcome == conform.Skipped && !strings.Contains(r.Reason, "clock") {
+			t.Errorf("%s skipped for %q, want the clock named", r.ID, r.Reason)
+		}
+	}
+}
+
+// Each broken state adapter is caught by the cases of the rule it breaks,
+// and by no other case.
+func TestBrokenChatStateBridgesCaught(t *testing.T) {
+	for _, tc := range []struct {
+		bug  string
+		want []string
+	}{
+		{"release-ignores-token", []string{"chat-state/lock-wrong-token"}},
+		{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}},
+		{"null-is-a-miss", []string{"chat-state/value-null-not-a-miss"}},
+		{"list-cap-keeps-oldest", []string{"chat-state/list-cap-keeps-newest"}},
+		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-entry-expires"}},
+	} {
+		t.Run(tc.bug, func(t *testing.T) {
+			t.Parallel()
+			rep := runSuite(t, chatStateBridge(t, "--bug="+tc.bug), conform.SuiteChatState)
+			if got := rep.Failed(); !sameSet(got, tc.want) {
+				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
+			}
+		})
+	}
+}

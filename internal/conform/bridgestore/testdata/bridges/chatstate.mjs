@@ -1,0 +1,171 @@
+// An in-memory Chat SDK StateAdapter behind the bridge protocol, in plain
+// Node.js with no dependencies, with an injected clock that clock.advance
+// moves. Correct by default; each --bug flag breaks one rule, so that the
+// chat-state suite can be shown to catch it:
+//   --bug=release-ignores-token  releaseLock frees the lock whatever the token
+//   --bug=lock-check-then-set    acquireLock awaits between its check and its write
+//   --bug=null-is-a-miss         setIfNotExists overwrites a stored null
+//   --bug=list-cap-keeps-oldest  appendToList past maxLength drops the new value
+//   --bug=queue-counts-expired   expired queue entries count and dequeue
+//   --no-clock                   do not offer the clock capability
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, "").split("=");
+    return [k, v ?? true];
+  }),
+);
+const bug = args.bug ?? "";
+
+// ---- the clock: every TTL is read from now() ----
+let offsetMs = 0;
+const now = () => Date.now() + offsetMs;
+const clock = {
+  advance({ seconds }) {
+    if (typeof seconds !== "number" || seconds < 0) throw Object.assign(new Error("clock.advance takes seconds >= 0"), { code: -32602 });
+    offsetMs += seconds * 1000;
+    return { now: new Date(now()).toISOString() };
+  },
+};
+
+// ---- the state adapter ----
+const subs = new Set();
+const locks = new Map(); // threadId -> {threadId, token, expiresAt}
+const values = new Map(); // key -> {value, expiresAt|null}
+const lists = new Map(); // key -> [value]
+const queues = new Map(); // threadId -> [entry]
+
+const liveLock = (thread) => {
+  const l = locks.get(thread);
+  if (l && l.expiresAt <= now()) {
+    locks.delete(thread);
+    return undefined;
+  }
+  return l;
+};
+const liveValue = (key) => {
+  const v = values.get(key);
+  if (v && v.expiresAt !== null && v.expiresAt <= now()) {
+    values.delete(key);
+    return undefined;
+  }
+  return v;
+};
+const liveQueue = (thread) => {
+  const q = (queues.get(thread) ?? []).filter((e) => bug === "queue-counts-expired" || e.expiresAt > now());
+  queues.set(thread, q);
+  return q;
+};
+const expiry = (ttlMs) => (ttlMs > 0 ? now() + ttlMs : null);
+
+const chatState = {
+  subscribe({ threadId }) {
+    subs.add(threadId);
+  },
+  unsubscribe({ threadId }) {
+    subs.delete(threadId);
+  },
+  isSubscribed({ threadId }) {
+    return { subscribed: subs.has(threadId) };
+  },
+  async acquireLock({ threadId, ttlMs }) {
+    if (liveLock(threadId)) return { lock: null };
+    if (bug === "lock-check-then-set") await new Promise((r) => setTimeout(r, 5));
+    const lock = { threadId, token: randomUUID(), expiresAt: now() + ttlMs };
+    locks.set(threadId, lock);
+    return { lock };
+  },
+  releaseLock({ lock }) {
+    const cur = locks.get(lock.threadId);
+    if (cur && (cur.token === lock.token || bug === "release-ignores-token")) locks.delete(lock.threadId);
+  },
+  extendLock({ lock, ttlMs }) {
+    const cur = liveLock(lock.threadId);
+    if (!cur || cur.token !== lock.token) return { extended: false };
+    cur.expiresAt = now() + ttlMs;
+    return { extended: true };
+  },
+  forceReleaseLock({ threadId }) {
+    locks.delete(threadId);
+  },
+  get({ key }) {
+    const v = liveValue(key);
+    return { value: v ? v.value : null };
+  },
+  set({ key, value, ttlMs }) {
+    values.set(key, { value, expiresAt: expiry(ttlMs) });
+  },
+  setIfNotExists({ key, value, ttlMs }) {
+    const v = liveValue(key);
+    if (v && !(bug === "null-is-a-miss" && v.value === null)) return { set: false };
+    values.set(key, { value, expiresAt: expiry(ttlMs) });
+    return { set: true };
+  },
+  delete({ key }) {
+    values.delete(key);
+  },
+  appendToList({ key, value, maxLength }) {
+    const l = lists.get(key) ?? [];
+    if (maxLength > 0 && l.length >= maxLength && bug === "list-cap-keeps-oldest") return;
+    l.push(value);
+    if (maxLength > 0 && l.length > maxLength) l.splice(0, l.length - maxLength);
+    lists.set(key, l);
+  },
+  getList({ key }) {
+    return { values: lists.get(key) ?? [] };
+  },
+  enqueue({ threadId, entry, maxSize }) {
+    const q = liveQueue(threadId);
+    q.push(entry);
+    if (maxSize > 0 && q.length > maxSize) q.splice(0, q.length - maxSize);
+    return { depth: q.length };
+  },
+  dequeue({ threadId }) {
+    return { entry: liveQueue(threadId).shift() ?? null };
+  },
+  queueDepth({ threadId }) {
+    return { depth: liveQueue(threadId).length };
+  },
+};
+
+// ---- protocol ----
+const groups = { chatState, clock: args["no-clock"] ? {} : clock };
+async function handle(msg) {
+  const { method, params } = msg;
+  if (method === "initialize") {
+    // Speak the version offered (1 or 2): this bridge uses nothing that
+    // differs between them.
+    const offered = params?.protocolVersion === 2 ? 2 : 1;
+    return {
+      protocolVersion: offered,
+      adapter: { name: "chatstate" + (bug ? "-" + bug : ""), format: "canonical" },
+      capabilities: { converter: false, chatState: true, clock: !args["no-clock"] },
+    };
+  }
+  if (method === "shutdown") return null;
+  const [group, name] = method.split(".");
+  const fn = Object.hasOwn(groups, group) && Object.hasOwn(groups[group], name) ? groups[group][name] : undefined;
+  if (!fn) throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
+  return fn(params ?? {});
+}
+
+const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+rl.on("line", (line) => {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    process.stderr.write(`chatstate: not JSON: ${line.slice(0, 80)}\n`);
+    return;
+  }
+  Promise.resolve()
+    .then(() => handle(msg))
+    .then(
+      (result) => send({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
+      (err) => send({ jsonrpc: "2.0", id: msg.id, error: { code: err.code ?? -32000, message: err.message } }),
+    );
+});
+rl.on("close", () => process.exit(0));

@@ -1,0 +1,9 @@
+package memstore
+
+import "github.com/bsadapter/bsadapter/internal/conform"
+
+// NewChatStateMutant returns the reference store with its chat state
+// departing from the contract as mutation names.
+func NewChatStateMutant(mutation string) conform.Store {
+	return &memoryStore{chatMut: chatMutation(mutation)}
+}
