@@ -56,7 +56,8 @@ Stores:
           a container, or yours with --dsn; every call goes through the blocks'
           SQL functions with a real caller's rights
   memory  the in-process reference implementation of the same contracts
-  bridge  your own StreamStore or run registry over the bridge protocol
+  bridge  your own StreamStore, run registry or Chat SDK state adapter over
+          the bridge protocol
           (--bridge 'CMD', or bridge.command in bsadapter.json)
 
 Suites: streams, registry, chat, chat-state (default: all the store supports; the others

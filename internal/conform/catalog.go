@@ -56,8 +56,8 @@ How each store is driven:
   rows' timestamps, never by waiting.
 - ` + "`--store memory`" + `: the in-process reference implementation of the same
   contracts. Every case passes against it.
-- ` + "`--store bridge`" + `: your StreamStore and run registry over the bridge
-  protocol. A suite the bridge does not declare in its capabilities is
+- ` + "`--store bridge`" + `: your StreamStore, run registry and Chat SDK state
+  adapter over the bridge protocol. A suite the bridge does not declare in its capabilities is
   reported as skipped, with that reason.
 
 Some cases need a feature not every store has; they are reported as

@@ -1,0 +1,119 @@
+// Command suites-bench measures the wall time of each interface suite
+// (the chat-state suite and those after it) over the bridge protocol,
+// against the suite's Node.js reference bridge, as a user runs it: the
+// built binary, one bridge process per run, every case. It prints the
+// median and the slowest of the runs per suite beside the memory
+// reference's, and whether each suite meets the goal of 2 s. Run it
+// through bench/suites/run.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// goal is the wall time a suite should stay under over the bridge.
+const goal = 2 * time.Second
+
+// suites names each suite and the reference bridge that implements it.
+var suites = []struct{ name, bridge string }{
+	{"chat-state", "internal/conform/bridgestore/testdata/bridges/chatstate.mjs"},
+}
+
+func main() {
+	runs := flag.Int("runs", 5, "timed runs per suite and store")
+	flag.Parse()
+	if err := run(*runs); err != nil {
+		fmt.Fprintln(os.Stderr, "suites-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runs int) error {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return fmt.Errorf("node is needed for the bridge runs: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "suites-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "bsadapter")
+	fmt.Fprintln(os.Stderr, "building bsadapter...")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "suite\tcases\tbridge median\tbridge max\tmemory median\tgoal %s\n", goal)
+	for _, s := range suites {
+		script, err := filepath.Abs(s.bridge)
+		if err != nil {
+			return err
+		}
+		var bridge, memory []time.Duration
+		cases := 0
+		for range runs {
+			d, n, err := timed(bin, "--store", "bridge", "--bridge", node+" "+script, "--suite", s.name)
+			if err != nil {
+				return err
+			}
+			bridge, cases = append(bridge, d), n
+			if d, _, err = timed(bin, "--store", "memory", "--suite", s.name); err != nil {
+				return err
+			}
+			memory = append(memory, d)
+		}
+		verdict := "met"
+		if median(bridge) >= goal {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", s.name, cases, round(median(bridge)), round(slices.Max(bridge)), round(median(memory)), verdict)
+	}
+	return tw.Flush()
+}
+
+// timed runs bsadapter conform with args once and returns its wall time
+// and how many cases passed; a run with a failed or skipped case is an
+// error, since its time would not be the suite's.
+func timed(bin string, args ...string) (time.Duration, int, error) {
+	cmd := exec.Command(bin, append([]string{"conform", "--format", "json"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Env = append(os.Environ(), "CI=", "NO_COLOR=1")
+	start := time.Now()
+	out, err := cmd.Output()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("conform %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var rep struct {
+		Summary struct{ Total, Passed, Failed, Skipped int }
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return 0, 0, fmt.Errorf("conform %s: the report is not JSON: %w", strings.Join(args, " "), err)
+	}
+	if rep.Summary.Passed != rep.Summary.Total {
+		return 0, 0, fmt.Errorf("conform %s: %d of %d passed (%d failed, %d skipped)", strings.Join(args, " "), rep.Summary.Passed, rep.Summary.Total, rep.Summary.Failed, rep.Summary.Skipped)
+	}
+	return d, rep.Summary.Passed, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func round(d time.Duration) string { return d.Round(time.Millisecond).String() }
