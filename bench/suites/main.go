@@ -27,6 +27,7 @@ const goal = 2 * time.Second
 // suites names each suite and the reference bridge that implements it.
 var suites = []struct{ name, bridge string }{
 	{"chat-state", "internal/conform/bridgestore/testdata/bridges/chatstate.mjs"},
+	{"credentials", "internal/conform/bridgestore/testdata/bridges/credentials.mjs"},
 }
 
 func main() {

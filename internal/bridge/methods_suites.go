@@ -6,6 +6,8 @@ package bridge
 const (
 	// GroupChatState is the Chat SDK StateAdapter.
 	GroupChatState = "chatState"
+	// GroupCredentials is a CredentialProvider and the kit's hooks.
+	GroupCredentials = "credentials"
 	// CapClock is the store's injected clock, which clock.advance moves
 	// forward so that TTLs are checked without waiting.
 	CapClock = "clock"
@@ -36,4 +38,18 @@ const (
 	MethodChatEnqueue          = "chatState.enqueue"
 	MethodChatDequeue          = "chatState.dequeue"
 	MethodChatQueueDepth       = "chatState.queueDepth"
+)
+
+// The methods of the credentials group: the CredentialProvider's, and the
+// hooks the suite needs beside them (fixture, seed, sign, atRest).
+const (
+	MethodCredIdentity      = "credentials.identity"
+	MethodCredFixture       = "credentials.fixture"
+	MethodCredSeed          = "credentials.seed"
+	MethodCredGetToken      = "credentials.getToken"
+	MethodCredCapabilities  = "credentials.capabilities"
+	MethodCredRevoke        = "credentials.revoke"
+	MethodCredSign          = "credentials.sign"
+	MethodCredVerifyInbound = "credentials.verifyInbound"
+	MethodCredAtRest        = "credentials.atRest"
 )

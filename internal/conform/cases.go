@@ -8,6 +8,7 @@ var table = sync.OnceValue(func() []Case {
 	all = append(all, registryCases()...)
 	all = append(all, chatCases()...)
 	all = append(all, chatStateCases()...)
+	all = append(all, credentialCases()...)
 	return all
 })
 

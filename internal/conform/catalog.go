@@ -27,6 +27,12 @@ var suiteIntro = map[string]string{
 		"TTLs are checked by moving the store's clock (the memory reference's injected clock, " +
 		"or a bridge's `clock` capability), never by waiting; without one those cases are skipped. " +
 		"Over the bridge this suite needs the `chatState` capability; `pg` has no `chat-sdk-state` module yet.",
+	SuiteCredentials: "A `CredentialProvider` (contracts.md section 6): tokens live behind a `credential_ref`, never in options or rows. " +
+		"The checks of upstream's `testCredentialProvider` kit, one rule a case, and what upstream does not check: " +
+		"a body signed with another secret is refused, and nothing the adapter keeps of its own carries a token " +
+		"(its options and rows, as the bridge's `credentials.atRest` answers them). " +
+		"Every case but the one about the app's namespace works in a tenant namespace of its own. " +
+		"Over the bridge this suite needs the `credentials` capability; a provider is the adapter's own code, so `pg` has none.",
 }
 
 // WriteCatalog writes docs/conformance.md: every case ID with its rule,
@@ -56,8 +62,8 @@ How each store is driven:
   rows' timestamps, never by waiting.
 - ` + "`--store memory`" + `: the in-process reference implementation of the same
   contracts. Every case passes against it.
-- ` + "`--store bridge`" + `: your StreamStore, run registry and Chat SDK state
-  adapter over the bridge protocol. A suite the bridge does not declare in its capabilities is
+- ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
+  adapter and credential provider over the bridge protocol. A suite the bridge does not declare in its capabilities is
   reported as skipped, with that reason.
 
 Some cases need a feature not every store has; they are reported as

@@ -33,10 +33,12 @@ const (
 	SuiteChat     = "chat"
 	// SuiteChatState is the Chat SDK's StateAdapter (stores_chatstate.go).
 	SuiteChatState = "chat-state"
+	// SuiteCredentials is a CredentialProvider (stores_credentials.go).
+	SuiteCredentials = "credentials"
 )
 
 // Suites lists every suite name in run order.
-var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState}
+var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials}
 
 // DefaultTimeout is the time a case gets when it does not set its own.
 const DefaultTimeout = 10 * time.Second
@@ -88,6 +90,8 @@ type Subject struct {
 	Chat     ChatStore
 	// ChatState is the Chat SDK state adapter under test (chat-state).
 	ChatState ChatState
+	// Credentials is the credential provider under test (credentials).
+	Credentials CredentialProvider
 	// Clock, when the store has one, moves the store's time forward, so
 	// that TTL cases need no waiting; nil when time cannot be moved.
 	Clock Clock

@@ -98,6 +98,10 @@ func (b *Store) Supports(suite string) error {
 		return errors.New("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
 	case conform.SuiteChatState:
 		return b.supportsChatState()
+	case conform.SuiteCredentials:
+		if !caps.Has(bridge.GroupCredentials) {
+			return errors.New("the bridge does not declare capabilities." + bridge.GroupCredentials)
+		}
 	}
 	return nil
 }
@@ -117,6 +121,8 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 	case conform.SuiteChatState:
 		release, err := b.chatStateSubject(ctx, c, s)
 		return s, release, err
+	case conform.SuiteCredentials:
+		s.Credentials = bridgeCredentials{b}
 	}
 	return s, func() {}, nil
 }

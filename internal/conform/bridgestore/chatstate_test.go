@@ -36,13 +36,19 @@ func chatStateBridge(t *testing.T, flags ...string) conform.Store {
 
 func runSuite(t *testing.T, st conform.Store, suite string) *conform.Report {
 	t.Helper()
+	return runSuiteParallel(t, st, suite, 8)
+}
+
+// runSuiteParallel runs suite's cases against st, par at a time.
+func runSuiteParallel(t *testing.T, st conform.Store, suite string, par int) *conform.Report {
+	t.Helper()
 	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{suite}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	return conform.Run(ctx, st, cases, conform.Options{Parallel: 8})
+	return conform.Run(ctx, st, cases, conform.Options{Parallel: par})
 }
 
 // A correct state adapter in Node.js, with a clock, passes every

@@ -7,3 +7,9 @@ import "github.com/bsadapter/bsadapter/internal/conform"
 func NewChatStateMutant(mutation string) conform.Store {
 	return &memoryStore{chatMut: chatMutation(mutation)}
 }
+
+// NewCredentialsMutant returns the reference store with its credential
+// provider departing from the contract as mutation names.
+func NewCredentialsMutant(mutation string) conform.Store {
+	return &memoryStore{credMut: credMutation(mutation)}
+}

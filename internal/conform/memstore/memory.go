@@ -21,6 +21,8 @@ type memoryStore struct {
 	n atomic.Int64
 	// chatMut, set only by tests, makes the chat state a mutant.
 	chatMut chatMutation
+	// credMut, set only by tests, makes the credential provider a mutant.
+	credMut credMutation
 }
 
 // New returns the in-process reference store. It proves the
@@ -44,6 +46,8 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 	case conform.SuiteChatState:
 		c := &clock{}
 		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
+	case conform.SuiteCredentials:
+		s.Credentials = newCredentials(m.credMut)
 	}
 	return s, func() {}, nil
 }

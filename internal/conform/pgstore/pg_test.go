@@ -42,6 +42,9 @@ func TestPGStore(t *testing.T) {
 	if err := st.Supports(conform.SuiteChatState); err == nil || !strings.Contains(err.Error(), "chat-sdk-state") {
 		t.Errorf("Supports(chat-state) = %v, want the missing chat-sdk-state module named", err)
 	}
+	if err := st.Supports(conform.SuiteCredentials); err == nil || !strings.Contains(err.Error(), "--store=bridge") {
+		t.Errorf("Supports(credentials) = %v, want the bridge named", err)
+	}
 	conformtest.Run(t, st, pgSuites...)
 }
 

@@ -1,0 +1,175 @@
+package memstore
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
+)
+
+// credMutation names a deliberate departure from the CredentialProvider
+// contract, for the tests' mutants; the zero value is the reference.
+type credMutation string
+
+// refCredentials is the reference CredentialProvider: secrets sit in a
+// vault map under a name built from the ref, as the credentials module's
+// bs:cred:<provider>:<name> entries do; the adapter's own rows hold only
+// refs.
+type refCredentials struct {
+	mut credMutation
+
+	mu    sync.Mutex
+	vault map[string]string
+	rows  []map[string]any
+	cache map[string]string
+}
+
+func newCredentials(mut credMutation) *refCredentials {
+	return &refCredentials{mut: mut, vault: map[string]string{}, cache: map[string]string{}}
+}
+
+// The refs of the reference provider: {"provider": "memory", "name": ...},
+// with "perUser": true for one credential per user and "inbound":
+// "hmac-sha256" for a signing secret.
+var (
+	memRef        = conform.CredentialRef{"provider": "memory", "name": "api"}
+	memUserRef    = conform.CredentialRef{"provider": "memory", "name": "oauth", "perUser": true}
+	memInboundRef = conform.CredentialRef{"provider": "memory", "name": "webhook", "inbound": "hmac-sha256"}
+)
+
+// signatureHeader carries the hex HMAC-SHA256 of an inbound body.
+const signatureHeader = "x-signature"
+
+func (m *refCredentials) Identity(context.Context) (int, string, error) { return 1, "memory", nil }
+
+func (m *refCredentials) Fixture(context.Context) (conform.CredentialFixture, error) {
+	return conform.CredentialFixture{Ref: memRef, UserRef: memUserRef, InboundRef: memInboundRef}, nil
+}
+
+// vaultName is where ref's credential for sub lives; it refuses refs of
+// other providers and subjects the ref does not take.
+func (m *refCredentials) vaultName(ref conform.CredentialRef, sub conform.CredentialSubject) (string, error) {
+	if p, _ := ref["provider"].(string); p != "memory" {
+		kind := conform.KindInvalidInput
+		if m.mut == "unknown-provider-not-found" {
+			kind = conform.KindNotFound
+		}
+		return "", &conform.StoreError{Hint: kind, Message: fmt.Sprintf("the memory provider cannot resolve a ref of provider %q", ref["provider"])}
+	}
+	name, _ := ref["name"].(string)
+	if name == "" {
+		return "", &conform.StoreError{Hint: conform.KindInvalidInput, Message: "the ref has no name"}
+	}
+	ns := ""
+	if t, ok := ref["tenant"].(string); ok && m.mut != "ignore-tenant" {
+		ns = t + ":"
+	}
+	perUser, _ := ref["perUser"].(bool)
+	switch {
+	case perUser && sub.Type != "user":
+		return "", &conform.StoreError{Hint: conform.KindInvalidInput, Message: "a per-user ref needs a user subject"}
+	case perUser:
+		return "bs:cred:memory:" + ns + name + ":user:" + sub.ID, nil
+	}
+	return "bs:cred:memory:" + ns + name, nil
+}
+
+func (m *refCredentials) Seed(_ context.Context, ref conform.CredentialRef, sub conform.CredentialSubject, value string) error {
+	name, err := m.vaultName(ref, sub)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.vault[name] = value
+	row := map[string]any{"credential_ref": ref, "subject": sub}
+	if m.mut == "token-in-rows" {
+		row["token"] = value
+	}
+	m.rows = append(m.rows, row)
+	return nil
+}
+
+func (m *refCredentials) GetToken(_ context.Context, ref conform.CredentialRef, sub conform.CredentialSubject) (*conform.CredentialToken, error) {
+	name, err := m.vaultName(ref, sub)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.vault[name]
+	if c, hit := m.cache[name]; hit && m.mut == "stale-cache" {
+		v = c
+	}
+	if !ok {
+		return nil, &conform.StoreError{Hint: conform.KindNotFound, Message: "no credential " + name}
+	}
+	m.cache[name] = v
+	return &conform.CredentialToken{Token: v, Headers: map[string]string{"authorization": "Bearer " + v}}, nil
+}
+
+func (m *refCredentials) Capabilities(_ context.Context, ref conform.CredentialRef) (conform.CredentialCapabilities, error) {
+	perUser, _ := ref["perUser"].(bool)
+	return conform.CredentialCapabilities{UserSubjects: perUser}, nil
+}
+
+func (m *refCredentials) Revoke(_ context.Context, ref conform.CredentialRef, sub conform.CredentialSubject) (bool, error) {
+	name, err := m.vaultName(ref, sub)
+	if err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.vault[name]
+	delete(m.vault, name)
+	delete(m.cache, name)
+	if perUser, _ := ref["perUser"].(bool); perUser && m.mut == "revoke-all-users" {
+		all, _ := m.vaultName(ref, conform.CredentialSubject{Type: "user"})
+		for k := range m.vault {
+			if len(k) > len(all) && k[:len(all)] == all {
+				delete(m.vault, k)
+			}
+		}
+	}
+	return ok, nil
+}
+
+func sign(body, secret string) string {
+	h := hmac.New(sha256.New, []byte(secret))
+	h.Write([]byte(body))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (m *refCredentials) Sign(_ context.Context, _ conform.CredentialRef, body, secret string) (map[string]string, error) {
+	return map[string]string{signatureHeader: sign(body, secret)}, nil
+}
+
+func (m *refCredentials) VerifyInbound(_ context.Context, ref conform.CredentialRef, body string, headers map[string]string) (bool, error) {
+	name, err := m.vaultName(ref, conform.AppSubject)
+	if err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	secret, ok := m.vault[name]
+	m.mu.Unlock()
+	if !ok {
+		return false, &conform.StoreError{Hint: conform.KindNotFound, Message: "no inbound secret " + name}
+	}
+	got, _ := hex.DecodeString(headers[signatureHeader])
+	if m.mut == "verify-ignores-body" {
+		return len(got) > 0, nil
+	}
+	want, _ := hex.DecodeString(sign(body, secret))
+	return hmac.Equal(got, want), nil
+}
+
+func (m *refCredentials) AtRest(context.Context) (json.RawMessage, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return json.Marshal(map[string]any{"options": map[string]any{"provider": "memory"}, "rows": m.rows})
+}
