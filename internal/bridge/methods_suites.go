@@ -53,3 +53,16 @@ const (
 	MethodCredVerifyInbound = "credentials.verifyInbound"
 	MethodCredAtRest        = "credentials.atRest"
 )
+
+// GroupGraphCompiler is a workflow builder graph compiler.
+const GroupGraphCompiler = "graphCompiler"
+
+// The methods of the graphCompiler group.
+const (
+	// MethodGraphIdentity answers {"apiVersion", "name"}.
+	MethodGraphIdentity = "graphCompiler.identity"
+	// MethodGraphCompile compiles {"graph"} and answers {"compiled",
+	// "lossless", "graphAfter"}: the value, whether it deep-equals its
+	// own JSON round trip, and the graph object after the call.
+	MethodGraphCompile = "graphCompiler.compile"
+)

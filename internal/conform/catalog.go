@@ -33,6 +33,11 @@ var suiteIntro = map[string]string{
 		"(its options and rows, as the bridge's `credentials.atRest` answers them). " +
 		"Every case but the one about the app's namespace works in a tenant namespace of its own. " +
 		"Over the bridge this suite needs the `credentials` capability; a provider is the adapter's own code, so `pg` has none.",
+	SuiteGraphCompiler: "A workflow builder graph compiler: it turns a graph of `trigger`, `step`, `sleep`, `approval` and `condition` nodes " +
+		"into an engine's definition. Upstream has no kit for it; bsadapter sends reference graphs (every node kind, branches, " +
+		"an independent node) and graphs the contract rejects. The JSON round trip is checked where the value lives: " +
+		"over the bridge, your bridge answers whether the compiled value deep-equals its own round trip. " +
+		"Over the bridge this suite needs the `graphCompiler` capability.",
 }
 
 // WriteCatalog writes docs/conformance.md: every case ID with its rule,
@@ -63,7 +68,7 @@ How each store is driven:
 - ` + "`--store memory`" + `: the in-process reference implementation of the same
   contracts. Every case passes against it.
 - ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
-  adapter and credential provider over the bridge protocol. A suite the bridge does not declare in its capabilities is
+  adapter, credential provider and graph compiler over the bridge protocol. A suite the bridge does not declare in its capabilities is
   reported as skipped, with that reason.
 
 Some cases need a feature not every store has; they are reported as

@@ -35,10 +35,13 @@ const (
 	SuiteChatState = "chat-state"
 	// SuiteCredentials is a CredentialProvider (stores_credentials.go).
 	SuiteCredentials = "credentials"
+	// SuiteGraphCompiler is a workflow builder graph compiler
+	// (stores_graph.go).
+	SuiteGraphCompiler = "graph-compiler"
 )
 
 // Suites lists every suite name in run order.
-var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials}
+var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials, SuiteGraphCompiler}
 
 // DefaultTimeout is the time a case gets when it does not set its own.
 const DefaultTimeout = 10 * time.Second
@@ -92,6 +95,8 @@ type Subject struct {
 	ChatState ChatState
 	// Credentials is the credential provider under test (credentials).
 	Credentials CredentialProvider
+	// Graphs is the graph compiler under test (graph-compiler).
+	Graphs GraphCompiler
 	// Clock, when the store has one, moves the store's time forward, so
 	// that TTL cases need no waiting; nil when time cannot be moved.
 	Clock Clock

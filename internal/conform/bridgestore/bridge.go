@@ -102,6 +102,10 @@ func (b *Store) Supports(suite string) error {
 		if !caps.Has(bridge.GroupCredentials) {
 			return errors.New("the bridge does not declare capabilities." + bridge.GroupCredentials)
 		}
+	case conform.SuiteGraphCompiler:
+		if !caps.Has(bridge.GroupGraphCompiler) {
+			return errors.New("the bridge does not declare capabilities." + bridge.GroupGraphCompiler)
+		}
 	}
 	return nil
 }
@@ -123,6 +127,8 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		return s, release, err
 	case conform.SuiteCredentials:
 		s.Credentials = bridgeCredentials{b}
+	case conform.SuiteGraphCompiler:
+		s.Graphs = bridgeGraphs{bridgeCredentials{b}}
 	}
 	return s, func() {}, nil
 }

@@ -13,3 +13,9 @@ func NewChatStateMutant(mutation string) conform.Store {
 func NewCredentialsMutant(mutation string) conform.Store {
 	return &memoryStore{credMut: credMutation(mutation)}
 }
+
+// NewGraphMutant returns the reference store with its graph compiler
+// departing from the contract as mutation names.
+func NewGraphMutant(mutation string) conform.Store {
+	return &memoryStore{graphMut: graphMutation(mutation)}
+}

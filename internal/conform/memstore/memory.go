@@ -23,6 +23,8 @@ type memoryStore struct {
 	chatMut chatMutation
 	// credMut, set only by tests, makes the credential provider a mutant.
 	credMut credMutation
+	// graphMut, set only by tests, makes the graph compiler a mutant.
+	graphMut graphMutation
 }
 
 // New returns the in-process reference store. It proves the
@@ -48,6 +50,8 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
 	case conform.SuiteCredentials:
 		s.Credentials = newCredentials(m.credMut)
+	case conform.SuiteGraphCompiler:
+		s.Graphs = &refCompiler{mut: m.graphMut}
 	}
 	return s, func() {}, nil
 }

@@ -92,8 +92,9 @@ func (p *pgStore) Supports(suite string) error {
 	if suite == conform.SuiteChatState {
 		return errors.New("the embedded blocks have no chat-sdk-state module yet; check a state adapter with --store=memory or --store=bridge")
 	}
-	if suite == conform.SuiteCredentials {
-		return errors.New("a credential provider is the adapter's own code, not a block; check it with --store=bridge")
+	switch suite {
+	case conform.SuiteCredentials, conform.SuiteGraphCompiler:
+		return errors.New("the " + suite + " suite checks the adapter's own code, not a block; run it with --store=bridge")
 	}
 	return p.missing[suite]
 }
