@@ -28,6 +28,7 @@ const goal = 2 * time.Second
 var suites = []struct{ name, bridge string }{
 	{"chat-state", "internal/conform/bridgestore/testdata/bridges/chatstate.mjs"},
 	{"credentials", "internal/conform/bridgestore/testdata/bridges/credentials.mjs"},
+	{"engine", "internal/conform/bridgestore/testdata/bridges/engine.mjs"},
 	{"graph-compiler", "internal/conform/bridgestore/testdata/bridges/graph.mjs"},
 }
 

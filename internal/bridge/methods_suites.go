@@ -66,3 +66,18 @@ const (
 	// own JSON round trip, and the graph object after the call.
 	MethodGraphCompile = "graphCompiler.compile"
 )
+
+// GroupWorkflowEngine is a workflow engine adapter; it records into the
+// bridge's runRegistry group, which its suite reads.
+const GroupWorkflowEngine = "workflowEngine"
+
+// The methods of the workflowEngine group.
+const (
+	MethodEngineIdentity        = "workflowEngine.identity"        // {} -> {apiVersion, name, engine}
+	MethodEngineStatuses        = "workflowEngine.statuses"        // {} -> {statuses: [{name, terminal}]}
+	MethodEngineMapStatus       = "workflowEngine.mapStatus"       // {status} -> {status}
+	MethodEngineStart           = "workflowEngine.start"           // {request} -> {runId}
+	MethodEngineEmit            = "workflowEngine.emit"            // {runId, event} -> null
+	MethodEngineSync            = "workflowEngine.sync"            // {runId} -> null
+	MethodEngineCancelRequested = "workflowEngine.engineCancelled" // {runId} -> {cancelled}
+)

@@ -9,6 +9,7 @@ var table = sync.OnceValue(func() []Case {
 	all = append(all, chatCases()...)
 	all = append(all, chatStateCases()...)
 	all = append(all, credentialCases()...)
+	all = append(all, engineCases()...)
 	all = append(all, graphCases()...)
 	return all
 })

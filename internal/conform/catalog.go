@@ -33,6 +33,11 @@ var suiteIntro = map[string]string{
 		"(its options and rows, as the bridge's `credentials.atRest` answers them). " +
 		"Every case but the one about the app's namespace works in a tenant namespace of its own. " +
 		"Over the bridge this suite needs the `credentials` capability; a provider is the adapter's own code, so `pg` has none.",
+	SuiteEngine: "A workflow engine adapter (Temporal and the like; contracts.md section 5): its status map, its starter, " +
+		"cancel requests and what it records in the run registry. Upstream's only related check is the `BuilderStarter` kit's " +
+		"idempotent start; the rest is built from the engine contract. The suite plays the engine's part through hooks " +
+		"(emit a status change, let the adapter sync) and reads the registry the adapter records into. " +
+		"Over the bridge this suite needs the `workflowEngine` capability and the bridge's `runRegistry`.",
 	SuiteGraphCompiler: "A workflow builder graph compiler: it turns a graph of `trigger`, `step`, `sleep`, `approval` and `condition` nodes " +
 		"into an engine's definition. Upstream has no kit for it; bsadapter sends reference graphs (every node kind, branches, " +
 		"an independent node) and graphs the contract rejects. The JSON round trip is checked where the value lives: " +
@@ -68,7 +73,8 @@ How each store is driven:
 - ` + "`--store memory`" + `: the in-process reference implementation of the same
   contracts. Every case passes against it.
 - ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
-  adapter, credential provider and graph compiler over the bridge protocol. A suite the bridge does not declare in its capabilities is
+  adapter, credential provider, engine adapter and graph compiler over the
+  bridge protocol. A suite the bridge does not declare in its capabilities is
   reported as skipped, with that reason.
 
 Some cases need a feature not every store has; they are reported as

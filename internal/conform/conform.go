@@ -38,10 +38,12 @@ const (
 	// SuiteGraphCompiler is a workflow builder graph compiler
 	// (stores_graph.go).
 	SuiteGraphCompiler = "graph-compiler"
+	// SuiteEngine is a workflow engine adapter (stores_engine.go).
+	SuiteEngine = "engine"
 )
 
 // Suites lists every suite name in run order.
-var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials, SuiteGraphCompiler}
+var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials, SuiteEngine, SuiteGraphCompiler}
 
 // DefaultTimeout is the time a case gets when it does not set its own.
 const DefaultTimeout = 10 * time.Second
@@ -95,6 +97,9 @@ type Subject struct {
 	ChatState ChatState
 	// Credentials is the credential provider under test (credentials).
 	Credentials CredentialProvider
+	// Engine is the workflow engine adapter under test (engine); it
+	// records into Registry, which the cases read.
+	Engine WorkflowEngine
 	// Graphs is the graph compiler under test (graph-compiler).
 	Graphs GraphCompiler
 	// Clock, when the store has one, moves the store's time forward, so

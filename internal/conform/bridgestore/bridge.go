@@ -102,6 +102,10 @@ func (b *Store) Supports(suite string) error {
 		if !caps.Has(bridge.GroupCredentials) {
 			return errors.New("the bridge does not declare capabilities." + bridge.GroupCredentials)
 		}
+	case conform.SuiteEngine:
+		if !caps.Has(bridge.GroupWorkflowEngine) || !caps.RunRegistry {
+			return errors.New("the bridge does not declare capabilities." + bridge.GroupWorkflowEngine + " and capabilities.runRegistry (the registry it records into)")
+		}
 	case conform.SuiteGraphCompiler:
 		if !caps.Has(bridge.GroupGraphCompiler) {
 			return errors.New("the bridge does not declare capabilities." + bridge.GroupGraphCompiler)
@@ -127,6 +131,8 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		return s, release, err
 	case conform.SuiteCredentials:
 		s.Credentials = bridgeCredentials{b}
+	case conform.SuiteEngine:
+		s.Engine = bridgeEngine{bridgeCredentials{b}}
 	case conform.SuiteGraphCompiler:
 		s.Graphs = bridgeGraphs{bridgeCredentials{b}}
 	}

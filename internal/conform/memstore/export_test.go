@@ -19,3 +19,9 @@ func NewCredentialsMutant(mutation string) conform.Store {
 func NewGraphMutant(mutation string) conform.Store {
 	return &memoryStore{graphMut: graphMutation(mutation)}
 }
+
+// NewEngineMutant returns the reference store with its engine adapter
+// departing from the contract as mutation names.
+func NewEngineMutant(mutation string) conform.Store {
+	return &memoryStore{engineMut: engineMutation(mutation)}
+}

@@ -25,6 +25,8 @@ type memoryStore struct {
 	credMut credMutation
 	// graphMut, set only by tests, makes the graph compiler a mutant.
 	graphMut graphMutation
+	// engineMut, set only by tests, makes the engine adapter a mutant.
+	engineMut engineMutation
 }
 
 // New returns the in-process reference store. It proves the
@@ -50,6 +52,8 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
 	case conform.SuiteCredentials:
 		s.Credentials = newCredentials(m.credMut)
+	case conform.SuiteEngine:
+		s.Engine = newEngine(m.engineMut)
 	case conform.SuiteGraphCompiler:
 		s.Graphs = &refCompiler{mut: m.graphMut}
 	}
