@@ -30,6 +30,7 @@ var suites = []struct{ name, bridge string }{
 	{"credentials", "internal/conform/bridgestore/testdata/bridges/credentials.mjs"},
 	{"engine", "internal/conform/bridgestore/testdata/bridges/engine.mjs"},
 	{"graph-compiler", "internal/conform/bridgestore/testdata/bridges/graph.mjs"},
+	{"builder", "internal/conform/bridgestore/testdata/bridges/builder.mjs"},
 }
 
 func main() {

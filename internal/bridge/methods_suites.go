@@ -81,3 +81,15 @@ const (
 	MethodEngineSync            = "workflowEngine.sync"            // {runId} -> null
 	MethodEngineCancelRequested = "workflowEngine.engineCancelled" // {runId} -> {cancelled}
 )
+
+// GroupBuilderRuntime is a workflow builder runtime.
+const GroupBuilderRuntime = "builderRuntime"
+
+// The methods of the builderRuntime group.
+const (
+	// MethodBuilderIdentity answers {"apiVersion", "name"}.
+	MethodBuilderIdentity = "builderRuntime.identity"
+	// MethodBuilderExecute runs executeGraph on {"request"} with the
+	// adapter's runtime and answers {"outputs", "trace"}.
+	MethodBuilderExecute = "builderRuntime.execute"
+)

@@ -48,7 +48,7 @@ func newConformCmd(app *App) *cobra.Command {
 	opts := &conformOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "conform",
-		Short: "Run the conformance suites for StreamStore, the run registry and chat storage",
+		Short: "Run the conformance suites for the blocks' storage contracts and the interfaces adapters implement",
 		Long: `Run the conformance suites against a store and report every result.
 
 Stores:
@@ -57,12 +57,12 @@ Stores:
           SQL functions with a real caller's rights
   memory  the in-process reference implementation of the same contracts
   bridge  your own StreamStore, run registry, Chat SDK state adapter,
-          credential provider, engine adapter or graph compiler over the
-          bridge protocol
+          credential provider, engine adapter, graph compiler or builder
+          runtime over the bridge protocol
           (--bridge 'CMD', or bridge.command in bsadapter.json)
 
 Suites: streams, registry, chat, chat-state, credentials, engine,
-graph-compiler (default: all the store supports; the others
+graph-compiler, builder (default: all the store supports; the others
 are reported as skipped, with the reason). Each case has a stable ID and the
 rule it checks: 'bsadapter conform --list' prints them all.
 
@@ -90,7 +90,7 @@ cases it left are reported as not run).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.store, "store", "pg", "store to check: pg, memory or bridge")
-	f.StringSliceVar(&opts.suites, "suite", nil, "suites to run, comma-separated: streams, registry, chat, chat-state, credentials, engine, graph-compiler (default all)")
+	f.StringSliceVar(&opts.suites, "suite", nil, "suites to run, comma-separated: streams, registry, chat, chat-state, credentials, engine, graph-compiler, builder (default all)")
 	f.BoolVar(&opts.list, "list", false, "list the selected cases (ID and rule) without running them")
 	f.StringVar(&opts.run, "run", "", "run only the cases whose ID matches this regular expression")
 	f.StringVar(&opts.skip, "skip", "", "leave out the cases whose ID matches this regular expression (a case matched by both --run and --skip is an error)")

@@ -11,6 +11,7 @@ var table = sync.OnceValue(func() []Case {
 	all = append(all, credentialCases()...)
 	all = append(all, engineCases()...)
 	all = append(all, graphCases()...)
+	all = append(all, builderCases()...)
 	return all
 })
 

@@ -43,6 +43,10 @@ var suiteIntro = map[string]string{
 		"an independent node) and graphs the contract rejects. The JSON round trip is checked where the value lives: " +
 		"over the bridge, your bridge answers whether the compiled value deep-equals its own round trip. " +
 		"Over the bridge this suite needs the `graphCompiler` capability.",
+	SuiteBuilder: "A workflow builder runtime: `executeGraph(graph, input, runtime)` with the adapter's runtime " +
+		"(contracts.md section 5). bsadapter sends reference graphs with all five node kinds, branches and an independent node, " +
+		"and checks the trace the runtime reports: durable steps, durable timers and signals named `<runKey>:<nodeId>`. " +
+		"Upstream has no kit for it. Over the bridge this suite needs the `builderRuntime` capability.",
 }
 
 // WriteCatalog writes docs/conformance.md: every case ID with its rule,
@@ -73,8 +77,8 @@ How each store is driven:
 - ` + "`--store memory`" + `: the in-process reference implementation of the same
   contracts. Every case passes against it.
 - ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
-  adapter, credential provider, engine adapter and graph compiler over the
-  bridge protocol. A suite the bridge does not declare in its capabilities is
+  adapter, credential provider, engine adapter, graph compiler and builder
+  runtime over the bridge protocol. A suite the bridge does not declare in its capabilities is
   reported as skipped, with that reason.
 
 Some cases need a feature not every store has; they are reported as

@@ -40,10 +40,12 @@ const (
 	SuiteGraphCompiler = "graph-compiler"
 	// SuiteEngine is a workflow engine adapter (stores_engine.go).
 	SuiteEngine = "engine"
+	// SuiteBuilder is a workflow builder runtime (stores_builder.go).
+	SuiteBuilder = "builder"
 )
 
 // Suites lists every suite name in run order.
-var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials, SuiteEngine, SuiteGraphCompiler}
+var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials, SuiteEngine, SuiteGraphCompiler, SuiteBuilder}
 
 // DefaultTimeout is the time a case gets when it does not set its own.
 const DefaultTimeout = 10 * time.Second
@@ -100,6 +102,8 @@ type Subject struct {
 	// Engine is the workflow engine adapter under test (engine); it
 	// records into Registry, which the cases read.
 	Engine WorkflowEngine
+	// Builder is the builder runtime under test (builder).
+	Builder BuilderRuntime
 	// Graphs is the graph compiler under test (graph-compiler).
 	Graphs GraphCompiler
 	// Clock, when the store has one, moves the store's time forward, so

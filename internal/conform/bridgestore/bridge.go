@@ -110,6 +110,10 @@ func (b *Store) Supports(suite string) error {
 		if !caps.Has(bridge.GroupGraphCompiler) {
 			return errors.New("the bridge does not declare capabilities." + bridge.GroupGraphCompiler)
 		}
+	case conform.SuiteBuilder:
+		if !caps.Has(bridge.GroupBuilderRuntime) {
+			return errors.New("the bridge does not declare capabilities." + bridge.GroupBuilderRuntime)
+		}
 	}
 	return nil
 }
@@ -135,6 +139,8 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		s.Engine = bridgeEngine{bridgeCredentials{b}}
 	case conform.SuiteGraphCompiler:
 		s.Graphs = bridgeGraphs{bridgeCredentials{b}}
+	case conform.SuiteBuilder:
+		s.Builder = bridgeBuilder{bridgeCredentials{b}}
 	}
 	return s, func() {}, nil
 }

@@ -65,7 +65,7 @@ func bridgeSkips() []string {
 		"registry/actor-sees-own-run", "registry/tenant-members-read-with-workflow-read", "registry/cancel-by-actor-or-tenant-admin",
 	}
 	for _, c := range conform.Cases() {
-		if c.Suite == conform.SuiteChat || c.Suite == conform.SuiteChatState || c.Suite == conform.SuiteCredentials || c.Suite == conform.SuiteGraphCompiler || c.Suite == conform.SuiteEngine {
+		if c.Suite == conform.SuiteChat || c.Suite == conform.SuiteChatState || c.Suite == conform.SuiteCredentials || c.Suite == conform.SuiteGraphCompiler || c.Suite == conform.SuiteEngine || c.Suite == conform.SuiteBuilder {
 			skips = append(skips, c.ID)
 		}
 	}
@@ -88,7 +88,7 @@ func TestBridgeNodeStorePasses(t *testing.T) {
 	}
 	var derived []string
 	for _, c := range conform.Cases() {
-		if c.Suite == conform.SuiteChat || c.Suite == conform.SuiteChatState || c.Suite == conform.SuiteCredentials || c.Suite == conform.SuiteGraphCompiler || c.Suite == conform.SuiteEngine || c.Needs == conform.FeatureBoundedRead || c.Needs == conform.FeatureClock || c.Needs == conform.FeatureIdentity || c.Needs == conform.FeatureTenants {
+		if c.Suite == conform.SuiteChat || c.Suite == conform.SuiteChatState || c.Suite == conform.SuiteCredentials || c.Suite == conform.SuiteGraphCompiler || c.Suite == conform.SuiteEngine || c.Suite == conform.SuiteBuilder || c.Needs == conform.FeatureBoundedRead || c.Needs == conform.FeatureClock || c.Needs == conform.FeatureIdentity || c.Needs == conform.FeatureTenants {
 			derived = append(derived, c.ID)
 		}
 	}

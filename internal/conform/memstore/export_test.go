@@ -25,3 +25,9 @@ func NewGraphMutant(mutation string) conform.Store {
 func NewEngineMutant(mutation string) conform.Store {
 	return &memoryStore{engineMut: engineMutation(mutation)}
 }
+
+// NewBuilderMutant returns the reference store with its builder runtime
+// departing from the contract as mutation names.
+func NewBuilderMutant(mutation string) conform.Store {
+	return &memoryStore{builderMut: builderMutation(mutation)}
+}

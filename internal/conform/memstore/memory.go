@@ -27,6 +27,8 @@ type memoryStore struct {
 	graphMut graphMutation
 	// engineMut, set only by tests, makes the engine adapter a mutant.
 	engineMut engineMutation
+	// builderMut, set only by tests, makes the builder runtime a mutant.
+	builderMut builderMutation
 }
 
 // New returns the in-process reference store. It proves the
@@ -54,6 +56,8 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.Credentials = newCredentials(m.credMut)
 	case conform.SuiteEngine:
 		s.Engine = newEngine(m.engineMut)
+	case conform.SuiteBuilder:
+		s.Builder = &refBuilder{mut: m.builderMut}
 	case conform.SuiteGraphCompiler:
 		s.Graphs = &refCompiler{mut: m.graphMut}
 	}

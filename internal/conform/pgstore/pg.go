@@ -93,7 +93,7 @@ func (p *pgStore) Supports(suite string) error {
 		return errors.New("the embedded blocks have no chat-sdk-state module yet; check a state adapter with --store=memory or --store=bridge")
 	}
 	switch suite {
-	case conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler:
+	case conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder:
 		return errors.New("the " + suite + " suite checks the adapter's own code, not a block; run it with --store=bridge")
 	}
 	return p.missing[suite]

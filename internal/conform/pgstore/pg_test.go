@@ -42,7 +42,7 @@ func TestPGStore(t *testing.T) {
 	if err := st.Supports(conform.SuiteChatState); err == nil || !strings.Contains(err.Error(), "chat-sdk-state") {
 		t.Errorf("Supports(chat-state) = %v, want the missing chat-sdk-state module named", err)
 	}
-	for _, suite := range []string{conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler} {
+	for _, suite := range []string{conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder} {
 		if err := st.Supports(suite); err == nil || !strings.Contains(err.Error(), "--store=bridge") {
 			t.Errorf("Supports(%s) = %v, want the bridge named", suite, err)
 		}

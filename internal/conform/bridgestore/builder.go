@@ -1,0 +1,29 @@
+package bridgestore
+
+import (
+	"context"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/conform"
+)
+
+// bridgeBuilder drives a builder runtime over the builderRuntime methods.
+type bridgeBuilder struct{ p bridgeCredentials }
+
+func (b bridgeBuilder) Identity(ctx context.Context) (int, string, error) {
+	var res struct {
+		APIVersion int    `json:"apiVersion"`
+		Name       string `json:"name"`
+	}
+	err := b.p.call(ctx, bridge.MethodBuilderIdentity, map[string]any{}, &res)
+	return res.APIVersion, res.Name, err
+}
+
+func (b bridgeBuilder) Execute(ctx context.Context, r conform.BuilderRequest) (conform.BuilderResult, error) {
+	var res conform.BuilderResult
+	err := b.p.call(ctx, bridge.MethodBuilderExecute, map[string]any{"request": r}, &res)
+	if res.Outputs == nil {
+		res.Outputs = map[string]any{}
+	}
+	return res, err
+}
