@@ -87,7 +87,7 @@ skipped, with the reason, where it is missing:
 | feature | pg | memory | bridge |
 | --- | --- | --- | --- |
 | bounded read (` + "`stream_read` with `max`" + `) | yes | yes | no: the protocol's read is the live read |
-| movable clock (TTL, purge windows, stale runs) | yes: timestamps are shifted through SQL | yes | no |
+| movable clock (TTL, purge windows, stale runs) | yes: timestamps are shifted through SQL | yes | chat-state only: when the bridge declares ` + "`clock`" + ` |
 | caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | when the bridge answers ` + "`" + bridge.MethodStreamCallers + "`" + ` |
 | in-process store (apiVersion and name) | yes | yes | no |
 

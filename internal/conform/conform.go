@@ -1,6 +1,9 @@
 // Package conform holds bsadapter's conformance suites for the storage
 // contracts of better-supabase's blocks: the StreamStore (resumable
-// output), the run registry and chat storage.
+// output), the run registry and chat storage; and for the other
+// interfaces an adapter implements: the Chat SDK state adapter, a
+// credential provider, a workflow engine adapter, a graph compiler and a
+// builder runtime.
 //
 // The suites are one table of cases ([Cases]). Each case has a stable ID,
 // the one-line rule it checks, a timeout and a function that exercises a
