@@ -26,8 +26,13 @@ import (
 	"time"
 )
 
-// ProtocolVersion is the bridge protocol version this client speaks.
-const ProtocolVersion = 1
+// ProtocolVersion is the newest bridge protocol version this client
+// speaks; it offers it first in initialize.
+const ProtocolVersion = 2
+
+// OldestProtocolVersion is the oldest version the client still speaks: a
+// bridge that answers with it, or refuses the newest one, is driven in it.
+const OldestProtocolVersion = 1
 
 // Defaults applied when Options leaves a field zero.
 const (
@@ -214,6 +219,12 @@ type Client struct {
 
 	adapter Adapter
 	caps    Capabilities
+	version int
+
+	// notify holds the handlers of the notifications a version 2 bridge
+	// may send, by method.
+	nmu    sync.Mutex
+	notify map[string]func(params json.RawMessage) error
 }
 
 type response struct {
@@ -329,6 +340,31 @@ func quoteArgv(argv []string) string {
 }
 
 func (c *Client) initialize(ctx context.Context) error {
+	err := c.handshake(ctx, ProtocolVersion)
+	var rpcErr *RPCError
+	if errors.As(err, &rpcErr) {
+		// A version 1 bridge refuses version 2 in its own words (not all
+		// of them say which version they speak): offer version 1 before
+		// giving up, so that bridges written for it keep working.
+		if err1 := c.handshake(ctx, OldestProtocolVersion); err1 == nil {
+			return nil
+		} else if !errors.As(err1, new(*RPCError)) {
+			return err1
+		}
+		theirs := versionIn(rpcErr.Data)
+		if theirs == "" {
+			// No version given: the refusal may have any cause (an
+			// adapter that fails to load, say), so claim none.
+			return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake with error %d: %s (bsadapter speaks bridge protocol versions %d and %d; a bridge that speaks another one says which in the error's data, e.g. {\"supported\": [3]})", rpcErr.Code, rpcErr.Message, OldestProtocolVersion, ProtocolVersion), nil)
+		}
+		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake: bsadapter speaks bridge protocol versions %d and %d, the bridge answered %q (it speaks version %s)", OldestProtocolVersion, ProtocolVersion, rpcErr.Message, theirs), nil)
+	}
+	return err
+}
+
+// handshake sends initialize offering version offer and takes the answer
+// when it names a version bsadapter speaks, no newer than offer.
+func (c *Client) handshake(ctx context.Context, offer int) error {
 	var res struct {
 		ProtocolVersion json.RawMessage `json:"protocolVersion"`
 		Adapter         struct {
@@ -340,20 +376,10 @@ func (c *Client) initialize(ctx context.Context) error {
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
 	params := map[string]any{
-		"protocolVersion": ProtocolVersion,
+		"protocolVersion": offer,
 		"client":          map[string]any{"name": "bsadapter", "version": c.opts.ClientVersion},
 	}
 	err := c.call(ctx, c.opts.StartTimeout, MethodInitialize, params, &res)
-	var rpcErr *RPCError
-	if errors.As(err, &rpcErr) {
-		theirs := versionIn(rpcErr.Data)
-		if theirs == "" {
-			// No version given: the refusal may have any cause (an
-			// adapter that fails to load, say), so claim none.
-			return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake with error %d: %s (bsadapter speaks bridge protocol version %d; a bridge that speaks another one says which in the error's data, e.g. {\"supported\": [2]})", rpcErr.Code, rpcErr.Message, ProtocolVersion), nil)
-		}
-		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge refused the handshake: bsadapter speaks bridge protocol version %d, the bridge answered %q (it speaks version %s)", ProtocolVersion, rpcErr.Message, theirs), nil)
-	}
 	if err != nil {
 		var te *TransportError
 		if errors.As(err, &te) && te.Kind == FaultExited {
@@ -361,12 +387,15 @@ func (c *Client) initialize(ctx context.Context) error {
 		}
 		return err
 	}
-	if v := strings.TrimSpace(string(res.ProtocolVersion)); v != fmt.Sprint(ProtocolVersion) {
+	v := strings.TrimSpace(string(res.ProtocolVersion))
+	n, perr := strconv.Atoi(v)
+	if perr != nil || n < OldestProtocolVersion || n > offer {
 		if v == "" {
 			v = "none"
 		}
-		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge speaks protocol version %s, bsadapter speaks version %d", v, ProtocolVersion), nil)
+		return c.transportErr(FaultVersion, fmt.Sprintf("the bridge speaks protocol version %s, bsadapter speaks versions %d to %d (it offered %d)", v, OldestProtocolVersion, ProtocolVersion, offer), nil)
 	}
+	c.version = n
 	c.adapter = Adapter{Name: res.Adapter.Name, Format: res.Adapter.Format, SDK: res.Adapter.SDK, Version: res.Adapter.Version}
 	var rc struct {
 		Converter   bool     `json:"converter"`
@@ -422,6 +451,28 @@ func (c *Client) Adapter() Adapter { return c.adapter }
 
 // Capabilities returns the method groups the bridge declared.
 func (c *Client) Capabilities() Capabilities { return c.caps }
+
+// Version returns the protocol version the bridge and bsadapter agreed on
+// in initialize.
+func (c *Client) Version() int { return c.version }
+
+// OnNotification sets the handler of the notifications named method that a
+// version 2 bridge sends (a live read's chunks, say); nil removes it. The
+// handler runs on the goroutine that reads the bridge's stdout: it must not
+// block. An error it returns is a protocol fault that ends the bridge's
+// part of the run. A notification nobody handles is a protocol fault too.
+func (c *Client) OnNotification(method string, fn func(params json.RawMessage) error) {
+	c.nmu.Lock()
+	defer c.nmu.Unlock()
+	if c.notify == nil {
+		c.notify = map[string]func(json.RawMessage) error{}
+	}
+	if fn == nil {
+		delete(c.notify, method)
+		return
+	}
+	c.notify[method] = fn
+}
 
 // StderrTail returns the last lines the bridge wrote to stderr.
 func (c *Client) StderrTail() string { return c.stderr.String() }
@@ -731,7 +782,7 @@ func (c *Client) handleLine(line []byte) error {
 			}
 			return bad("JSON, but not an object; stdout is for protocol lines only, logs go to stderr")
 		}
-		env = envelope{ID: msg["id"], Result: msg["result"], Error: msg["error"], Method: msg["method"]}
+		env = envelope{ID: msg["id"], Result: msg["result"], Error: msg["error"], Method: msg["method"], Params: msg["params"]}
 		if v, ok := msg["jsonrpc"]; ok && json.Unmarshal(v, &env.JSONRPC) != nil {
 			env.JSONRPC = ""
 		}
@@ -740,7 +791,7 @@ func (c *Client) handleLine(line []byte) error {
 		return bad(`"jsonrpc" is not "2.0"`)
 	}
 	if env.Method != nil {
-		return bad(`it has a "method", so it is a request or a notification; a bridge only answers bsadapter's requests`)
+		return c.notification(env, bad)
 	}
 	var rpcErr *struct {
 		Code    *int            `json:"code"`
@@ -794,6 +845,28 @@ func (c *Client) handleLine(line []byte) error {
 	ch <- resp
 	return nil
 }
+
+// notification hands a version 2 bridge's notification to its handler.
+// Before version 2, and for requests (a "method" with an "id"), it is the
+// protocol fault it always was.
+func (c *Client) notification(env envelope, bad func(string) error) error {
+	var method string
+	if c.version < 2 || (env.ID != nil && string(env.ID) != "null") || json.Unmarshal(env.Method, &method) != nil {
+		return bad(`it has a "method", so it is a request or a notification; a bridge only answers bsadapter's requests, and sends notifications only from protocol version 2 on, without an "id"`)
+	}
+	c.nmu.Lock()
+	fn := c.notify[method]
+	c.nmu.Unlock()
+	if fn == nil {
+		return bad(fmt.Sprintf("a notification %q, which bsadapter did not ask for", method))
+	}
+	if err := fn(append(json.RawMessage(nil), env.Params...)); err != nil {
+		return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge sent a notification %q that breaks the protocol: %v: %s", method, err, shorten(string(line0(env)), 200)), nil)
+	}
+	return nil
+}
+
+func line0(env envelope) []byte { return env.Params }
 
 func (c *Client) readStderr(r io.Reader) {
 	defer close(c.stderrDone)

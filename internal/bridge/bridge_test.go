@@ -78,7 +78,7 @@ func TestRoundTripPipelined(t *testing.T) {
 				t.Errorf("Adapter() = %+v", got)
 			}
 			// The Node bridge also says which part types it expresses.
-			if got := c.Capabilities(); !reflect.DeepEqual(got, Capabilities{Converter: true, Parts: got.Parts}) || (k.name == "node" && len(got.Parts) != 7) {
+			if got := c.Capabilities(); !reflect.DeepEqual(got, Capabilities{Converter: true, Parts: got.Parts, Optional: map[string]bool{}}) || (k.name == "node" && len(got.Parts) != 7) {
 				t.Errorf("Capabilities() = %+v", got)
 			}
 			var wg sync.WaitGroup
@@ -267,7 +267,7 @@ func TestFaults(t *testing.T) {
 				if faultOf(err) != FaultVersion {
 					t.Fatalf("got %v", err)
 				}
-				if !strings.Contains(err.Error(), "protocol version 1") || !strings.Contains(err.Error(), "version 2") {
+				if !strings.Contains(err.Error(), "protocol versions 1 and 2") || !strings.Contains(err.Error(), "version 3") {
 					t.Errorf("error does not name both versions: %v", err)
 				}
 			})
@@ -346,7 +346,7 @@ func TestInitializeRefused(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		`the bridge refused the handshake with error -32000: cannot load the adapter (bsadapter speaks bridge protocol version 1; a bridge that speaks another one says which in the error's data, e.g. {"supported": [2]})`,
+		`the bridge refused the handshake with error -32000: cannot load the adapter (bsadapter speaks bridge protocol versions 1 and 2; a bridge that speaks another one says which in the error's data, e.g. {"supported": [3]})`,
 		"  | Error: Cannot find module '@chatlet/core'",
 	} {
 		if !strings.Contains(msg, want) {
@@ -545,6 +545,27 @@ func TestSplitCommand(t *testing.T) {
 	for _, bad := range []string{"", "   ", `node 'x`, `node "x`, `node x\`} {
 		if _, err := SplitCommand(bad); err == nil {
 			t.Errorf("SplitCommand(%q) accepted", bad)
+		}
+	}
+}
+
+// A version 1 bridge is driven in version 1: one that answers an offer of
+// version 2 with 1, and one that refuses any version but 1 (as bridges
+// written for version 1 do) and then accepts it.
+func TestInitializeNegotiatesVersion1(t *testing.T) {
+	for _, fault := range []string{"--fault=none", "--fault=v1-strict"} {
+		c, err := Start(context.Background(), Options{Command: goBridgeCmd(t, fault)})
+		if err != nil {
+			t.Fatalf("%s: %v", fault, err)
+		}
+		if c.Version() != 1 {
+			t.Errorf("%s: agreed on version %d, want 1", fault, c.Version())
+		}
+		if len(c.Capabilities().Optional) != 0 {
+			t.Errorf("%s: a version 1 bridge has optional capabilities %v", fault, c.Capabilities().Optional)
+		}
+		if err := c.Close(); err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ type envelope struct {
 	Result  json.RawMessage // nil when absent
 	Error   json.RawMessage // nil when absent
 	Method  json.RawMessage // nil when absent (a response has none)
+	Params  json.RawMessage // nil when absent (a notification's payload)
 }
 
 // splitEnvelope takes a response line apart in one pass without decoding
@@ -66,6 +67,8 @@ func splitEnvelope(line []byte) (envelope, bool) {
 			env.Error = val
 		case "method":
 			env.Method = val
+		case "params":
+			env.Params = val
 		}
 		i = skipWS(line, end)
 		if i >= len(line) {

@@ -38,6 +38,20 @@ const (
 	// visibility.
 	MethodStreamCallers = "streamStore.callers"
 
+	// MethodStreamIdentity (version 2, capability streamStore.identity)
+	// answers the store's apiVersion and name.
+	MethodStreamIdentity = "streamStore.identity"
+	// MethodStreamReadPage (version 2, capability streamStore.readPage) is
+	// the bounded, non-blocking read: at most max chunks from fromIdx.
+	MethodStreamReadPage = "streamStore.readPage"
+	// MethodStreamReadLive (version 2, capability streamStore.liveRead)
+	// starts a live read under a handle bsadapter chooses; the chunks come
+	// as NotifyReadChunks notifications and the end as one NotifyReadEnd.
+	MethodStreamReadLive = "streamStore.readLive"
+	// MethodStreamAbortRead (version 2, capability streamStore.liveRead)
+	// stops a live read; the bridge sends its NotifyReadEnd first.
+	MethodStreamAbortRead = "streamStore.abortRead"
+
 	MethodRunRecord        = "runRegistry.record"        // RunRegistry.record
 	MethodRunGet           = "runRegistry.get"           // RunRegistry.get
 	MethodRunList          = "runRegistry.list"          // RunRegistry.list
@@ -51,4 +65,21 @@ const (
 	GroupConverter   = "converter"
 	GroupStreamStore = "streamStore"
 	GroupRunRegistry = "runRegistry"
+)
+
+// The notifications a version 2 bridge sends: a live read's chunks and its
+// end, for the handle of its streamStore.readLive request.
+const (
+	NotifyReadChunks = "streamStore.readChunks"
+	NotifyReadEnd    = "streamStore.readEnd"
+)
+
+// The optional capabilities of protocol version 2, declared true beside the
+// method groups in the initialize answer.
+const (
+	CapStreamIdentity = "streamStore.identity"      // streamStore.identity
+	CapStreamReadPage = "streamStore.readPage"      // streamStore.readPage
+	CapStreamLiveRead = "streamStore.liveRead"      // readLive, abortRead and their notifications
+	CapStreamStatus   = "streamStore.statusDetails" // status also carries kind and expiresAt
+	CapStreamCallers  = "streamStore.callers"       // requests may carry a caller
 )

@@ -14,7 +14,8 @@ var suiteIntro = map[string]string{
 		"the nine checks of upstream's `testStreamStore` kit, split so that each rule has its own case, " +
 		"and what upstream does not check: concurrent writers, retries with other content, negative indexes, " +
 		"empty batches, unknown ids, TTL expiry and purge windows, paging past `max`, large and non-ASCII chunks, " +
-		"resumed live reads, and owner visibility.",
+		"resumed, incremental and aborted live reads, the cancelled flag in status, the order of the append checks, " +
+		"overlapping retries, and owner visibility.",
 	SuiteRegistry: "The workflows block's run registry (contracts.md section 5). Upstream has no kit for it; " +
 		"these cases are built from the registry's semantics.",
 	SuiteChat: "The AI chat block's message tree and answer runs (contracts.md section 4). " +
@@ -79,22 +80,34 @@ How each store is driven:
 - ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
   adapter, credential provider, engine adapter, graph compiler and builder
   runtime over the bridge protocol. A suite the bridge does not declare in its capabilities is
-  reported as skipped, with that reason.
+  reported as skipped, with that reason, and so is each case whose optional capability it does not
+  declare: the reason names the capability ([bridge-protocol.md](bridge-protocol.md)).
+
+Time: TTL and purge cases run on every store. Where rows can be aged (pg,
+memory) or the store's clock moved (a bridge with the ` + "`clock`" + ` capability),
+the cases move time by hours and days; on any other store they use real TTLs
+and windows of a second and wait for them, side by side with the
+rest of the run. Every case that purges runs its purge alone: no other case
+of the store is in flight.
 
 Some cases need a feature not every store has; they are reported as
 skipped, with the reason, where it is missing:
 
-| feature | pg | memory | bridge |
+| feature | pg | memory | bridge capability |
 | --- | --- | --- | --- |
-| bounded read (` + "`stream_read` with `max`" + `) | yes | yes | no: the protocol's read is the live read |
-| movable clock (TTL, purge windows, stale runs) | yes: timestamps are shifted through SQL | yes | chat-state only: when the bridge declares ` + "`clock`" + ` |
-| caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | when the bridge answers ` + "`" + bridge.MethodStreamCallers + "`" + ` |
-| in-process store (apiVersion and name) | yes | yes | no |
+| store identity (apiVersion and name) | yes | yes | ` + "`" + bridge.CapStreamIdentity + "`" + ` |
+| bounded read (` + "`stream_read` with `max`" + `) | yes | yes | ` + "`" + bridge.CapStreamReadPage + "`" + ` |
+| incremental live read (chunks as they come, abort) | yes: ` + "`stream_read`" + ` pages, polled | yes | ` + "`" + bridge.CapStreamLiveRead + "`" + ` |
+| status kind and expiry | yes | yes | ` + "`" + bridge.CapStreamStatus + "`" + ` |
+| caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | ` + "`" + bridge.CapStreamCallers + "`" + ` |
+| tenant permissions (registry visibility by tenant) | yes | yes | no: the protocol has no registry callers yet |
+| movable clock (chat-state's TTLs) | yes: timestamps are shifted through SQL | yes | ` + "`" + bridge.CapClock + "`" + ` |
 
-A bridge that offers ` + "`" + bridge.MethodStreamCallers + "`" + ` (answering ` + "`{\"supported\": true}`" + `)
-receives ` + "`\"caller\": {\"role\": \"authenticated\", \"sub\": \"<uuid>\"}`" + ` or
-` + "`{\"role\": \"anon\"}`" + ` in the params of ` + "`streamStore.read`, `status`, `cancel` and `append`" + `,
-and must answer as row-level security would for that caller.
+A bridge with ` + "`" + bridge.CapStreamCallers + "`" + ` receives
+` + "`\"caller\": {\"role\": \"authenticated\", \"sub\": \"<uuid>\"}`" + ` or
+` + "`{\"role\": \"anon\"}`" + ` in the params of ` + "`streamStore.read`, `readLive`, `status`, `cancel` and `append`" + `,
+and must answer as row-level security would for that caller. A run without
+callers says in its summary how many owner rules did not run.
 `)
 	all := Cases()
 	for _, suite := range Suites {

@@ -68,7 +68,8 @@ type Case struct {
 	Needs Feature
 	// Isolated asks for a subject that shares no state with other cases
 	// (a database of its own): the case purges, and a purge sees the whole
-	// store.
+	// store. On a store whose subjects share state (a bridge), the case's
+	// whole-store steps run in Subject.Alone, with no other case in flight.
 	Isolated bool
 	// Run exercises a fresh subject and returns nil when the rule holds.
 	// It returns a *Mismatch (or an error wrapping one) to show expected
@@ -80,16 +81,30 @@ type Case struct {
 // Feature is an optional store capability some cases need.
 type Feature string
 
-// The optional features.
+// The optional features. Time is not among them: a store whose clock the
+// cases cannot move gets real TTLs of seconds, and the cases wait.
 const (
-	FeatureBoundedRead Feature = "bounded read"
-	FeatureClock       Feature = "movable clock"
-	FeatureCallers     Feature = "caller identity"
-	FeatureIdentity    Feature = "in-process store"
+	FeatureBoundedRead   Feature = "bounded read"
+	FeatureLiveRead      Feature = "incremental live read"
+	FeatureStatusDetails Feature = "status kind and expiry"
+	FeatureCallers       Feature = "caller identity"
+	FeatureIdentity      Feature = "store identity"
+	// FeatureClock is the chat suite's: its stale-run case moves a run's
+	// clock, which every store of that suite can.
+	FeatureClock Feature = "movable clock"
 	// FeatureTenants: the registry takes the caller's identity and can
 	// grant a member a permission in a tenant (RegistryCallers).
 	FeatureTenants Feature = "tenant permissions"
 )
+
+// FeatureLister is implemented by stores that lack some optional features
+// for a reason worth saying (a bridge that does not declare a capability):
+// Missing returns "" when the store has f, or why it does not. The runner
+// skips a case whose Needs is missing with that reason, before making a
+// subject.
+type FeatureLister interface {
+	Missing(f Feature) string
+}
 
 // Subject is what a case runs against: fresh for every case, so that no
 // case sees another's ids, owners or tenants. A store fills the field of
@@ -115,7 +130,16 @@ type Subject struct {
 
 	// Prefix makes the case's ids unique within a shared store.
 	Prefix string
+	// Shared says that the subject's store is shared with the other cases
+	// of the run (a bridge): what a purge returns counts their rows too.
+	Shared bool
 	seq    int
+
+	// Set by the runner: the run's gate, this case's parallel slot, and
+	// whether the case is Isolated (may make whole-store steps).
+	gate     *gate
+	slot     *slot
+	isolated bool
 }
 
 // ID returns a new id for a stream, a run or a message, unique within the

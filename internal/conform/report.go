@@ -100,12 +100,28 @@ func (r *Report) Annotations() []report.Annotation {
 	return append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform", Message: Summary(r)})
 }
 
-// Summary is the report's one-line summary.
+// Summary is the report's one-line summary. A run in which the owner
+// rules did not run (the store takes no callers) says how many.
 func Summary(r *Report) string {
 	notRun := ""
 	if n := r.Count(NotRun); n > 0 {
 		notRun = fmt.Sprintf(", %d not run", n)
 	}
-	return fmt.Sprintf("%d cases against %s: %d passed, %d failed, %d skipped%s in %.2fs",
+	s := fmt.Sprintf("%d cases against %s: %d passed, %d failed, %d skipped%s in %.2fs",
 		len(r.Results), r.Store, r.Count(Pass), r.Count(Fail), r.Count(Skipped), notRun, r.Elapsed.Seconds())
+	if n := r.SkippedFor(FeatureCallers); n > 0 {
+		s += fmt.Sprintf("; %d owner rules did not run: the store takes no caller identity", n)
+	}
+	return s
+}
+
+// SkippedFor counts the cases skipped for lack of feature f.
+func (r *Report) SkippedFor(f Feature) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Outcome == Skipped && res.Needs == f {
+			n++
+		}
+	}
+	return n
 }

@@ -37,6 +37,9 @@ type Result struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Reason says why a case was skipped or not run.
 	Reason string `json:"reason,omitempty"`
+	// Needs is the optional feature a skipped case needed, when that is
+	// why it was skipped.
+	Needs Feature `json:"needs,omitempty"`
 }
 
 // Failure is one failed expectation, or one unexpected error when
@@ -162,6 +165,8 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 	for _, s := range Suites {
 		supported[s] = store.Supports(s)
 	}
+	lister, _ := store.(FeatureLister)
+	g := newGate()
 
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
@@ -177,15 +182,18 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 		}
 		ran[i] = true
 		wg.Add(1)
+		sl := &slot{sem: sem, held: true}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer sl.finish()
 			emit(Event{Case: c})
 			var res Result
 			if err := supported[c.Suite]; err != nil {
 				res = Result{ID: c.ID, Suite: c.Suite, Rule: c.Rule, Outcome: Skipped, Reason: err.Error()}
+			} else if why := missing(lister, c.Needs); why != "" {
+				res = Result{ID: c.ID, Suite: c.Suite, Rule: c.Rule, Outcome: Skipped, Reason: why, Needs: c.Needs}
 			} else {
-				res = runCase(ctx, store, c, opts.Timeout)
+				res = runCase(ctx, store, c, opts.Timeout, g, sl)
 			}
 			if err := brokenStore(store); err != nil && res.Outcome == Fail {
 				// The store (a bridge) stopped working: this case and the
@@ -215,8 +223,18 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 	return rep
 }
 
-// runCase runs one case on a fresh subject, within its timeout.
-func runCase(ctx context.Context, store Store, c *Case, override time.Duration) Result {
+func missing(l FeatureLister, f Feature) string {
+	if l == nil || f == "" {
+		return ""
+	}
+	return l.Missing(f)
+}
+
+// runCase runs one case on a fresh subject, within its timeout. An
+// ordinary case holds the run's gate shared while it runs, so that no
+// whole-store step of an Isolated case meets it; it lets go when it ends
+// or is given up on.
+func runCase(ctx context.Context, store Store, c *Case, override time.Duration, g *gate, sl *slot) Result {
 	res := Result{ID: c.ID, Suite: c.Suite, Rule: c.Rule}
 	timeout := c.Timeout
 	if timeout <= 0 {
@@ -228,6 +246,15 @@ func runCase(ctx context.Context, store Store, c *Case, override time.Duration) 
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	sh := &sharedHold{g: g}
+	if !c.Isolated {
+		// A case given up on may still hold the gate: let go for it.
+		defer func() {
+			if cctx.Err() != nil {
+				sh.abandon()
+			}
+		}()
+	}
 
 	done := make(chan error, 1)
 	go func() {
@@ -242,6 +269,12 @@ func runCase(ctx context.Context, store Store, c *Case, override time.Duration) 
 				return fmt.Errorf("cannot make a fresh subject: %w", err)
 			}
 			defer release()
+			subj.gate, subj.slot, subj.isolated = g, sl, c.Isolated
+			defer g.releaseHolds(subj)
+			if !c.Isolated {
+				sh.lock()
+				defer sh.unlock()
+			}
 			return c.Run(cctx, subj)
 		}()
 	}()
@@ -269,6 +302,7 @@ func runCase(ctx context.Context, store Store, c *Case, override time.Duration) 
 	case skip:
 		res.Outcome = Skipped
 		res.Reason = reason
+		res.Needs = c.Needs
 	default:
 		res.Outcome = Fail
 		res.Failures = failures(err)
@@ -304,4 +338,39 @@ func brokenStore(store Store) error {
 		return f.Fatal()
 	}
 	return nil
+}
+
+// sharedHold is an ordinary case's shared hold of the gate, which the
+// runner takes back from a case it gave up on.
+type sharedHold struct {
+	g                 *gate
+	mu                sync.Mutex
+	locked, abandoned bool
+}
+
+func (h *sharedHold) lock() {
+	h.g.rw.RLock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.abandoned {
+		h.g.rw.RUnlock()
+		return
+	}
+	h.locked = true
+}
+
+func (h *sharedHold) unlock() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.locked {
+		h.g.rw.RUnlock()
+		h.locked = false
+	}
+}
+
+func (h *sharedHold) abandon() {
+	h.mu.Lock()
+	h.abandoned = true
+	h.mu.Unlock()
+	h.unlock()
 }

@@ -159,6 +159,47 @@ type StreamCallers interface {
 	As(c Caller) StreamView
 }
 
+// StreamDetails is everything stream_status reports: the status with the
+// stream's kind and when it expires.
+type StreamDetails struct {
+	StreamStatus
+	Kind      string    `json:"kind"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// StreamDetailer is implemented by stores whose status reports the kind and
+// the expiry too.
+type StreamDetailer interface {
+	StatusDetails(ctx context.Context, id string) (*StreamDetails, error)
+}
+
+// Delivery is one step of a live read: chunks from index From, or the end
+// of the read (End), which Aborted says was an abort.
+type Delivery struct {
+	From    int
+	Chunks  []string
+	End     bool
+	Aborted bool
+}
+
+// LiveRead is a live read in progress.
+type LiveRead interface {
+	// Next waits for the next delivery. After the end it keeps returning
+	// the end.
+	Next(ctx context.Context) (Delivery, error)
+	// Abort stops the read: true when it stopped it, false when it had
+	// ended already. Nothing is delivered after Abort returns, but the end.
+	Abort(ctx context.Context) (bool, error)
+}
+
+// StreamLiveReader is implemented by stores whose live read delivers
+// chunks as they come rather than all at close.
+type StreamLiveReader interface {
+	// ReadLive returns once the read is live: an append made after it
+	// returns is delivered.
+	ReadLive(ctx context.Context, id string, from int) (LiveRead, error)
+}
+
 // StreamAger is implemented by stores whose clock the cases can move: Age
 // shifts every timestamp of stream id back by d, as if d had passed.
 type StreamAger interface {

@@ -150,7 +150,7 @@ async function handle(req) {
   const { id, method, params } = req;
   if (method === "initialize") {
     if (fault === "version") {
-      return answerErr(id, -32600, "unsupported protocol version: this bridge speaks version 2", { protocolVersion: 2 });
+      return answerErr(id, -32600, "unsupported protocol version: this bridge speaks version 3", { protocolVersion: 3 });
     }
     return answer(id, {
       protocolVersion: 1,

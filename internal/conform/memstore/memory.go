@@ -336,3 +336,95 @@ func (v memView) Append(ctx context.Context, id string, from int, chunks []strin
 	}
 	return v.m.Append(ctx, id, from, chunks)
 }
+
+// StatusDetails is Status with the kind and the expiry.
+func (m *refStreams) StatusDetails(_ context.Context, id string) (*conform.StreamDetails, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.streams[id]
+	if !ok {
+		return nil, nil
+	}
+	return &conform.StreamDetails{
+		StreamStatus: conform.StreamStatus{Next: len(st.chunks), Closed: st.closedAt != nil, Cancelled: st.cancelledAt != nil},
+		Kind:         st.kind, ExpiresAt: st.expiresAt,
+	}, nil
+}
+
+// ReadLive starts a live read that delivers chunks as they are stored.
+func (m *refStreams) ReadLive(_ context.Context, id string, from int) (conform.LiveRead, error) {
+	return &memLive{m: m, id: id, next: max(from, 0), stop: make(chan struct{})}, nil
+}
+
+// memLive is a live read of the reference store. Its deliveries are
+// computed when asked for, from the stream's state, so nothing is missed
+// between two calls of Next.
+type memLive struct {
+	m       *refStreams
+	id      string
+	next    int
+	mu      sync.Mutex
+	ended   *conform.Delivery
+	stop    chan struct{}
+	stopped bool
+}
+
+func (r *memLive) Next(ctx context.Context) (conform.Delivery, error) {
+	for {
+		r.mu.Lock()
+		if r.ended != nil {
+			d := *r.ended
+			r.mu.Unlock()
+			return d, nil
+		}
+		r.mu.Unlock()
+		r.m.mu.Lock()
+		st, ok := r.m.streams[r.id]
+		var wake chan struct{}
+		var d *conform.Delivery
+		switch {
+		case !ok:
+			d = &conform.Delivery{End: true}
+		case r.next < len(st.chunks):
+			d = &conform.Delivery{From: r.next, Chunks: append([]string(nil), st.chunks[r.next:]...)}
+		case st.closedAt != nil:
+			d = &conform.Delivery{End: true}
+		default:
+			wake = st.changed
+		}
+		r.m.mu.Unlock()
+		if d != nil {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.ended != nil {
+				return *r.ended, nil
+			}
+			if d.End {
+				r.ended = d
+			} else {
+				r.next += len(d.Chunks)
+			}
+			return *d, nil
+		}
+		select {
+		case <-wake:
+		case <-r.stop:
+		case <-ctx.Done():
+			return conform.Delivery{}, ctx.Err()
+		}
+	}
+}
+
+func (r *memLive) Abort(context.Context) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended != nil {
+		return false, nil
+	}
+	r.ended = &conform.Delivery{End: true, Aborted: true}
+	if !r.stopped {
+		r.stopped = true
+		close(r.stop)
+	}
+	return true, nil
+}

@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,8 +133,12 @@ func handle(req request) {
 			answerErr(req.ID, -32000, "cannot load the adapter", nil)
 			return
 		}
+		if *fault == "v1-strict" && !strings.Contains(string(req.Params), `"protocolVersion":1`) {
+			answerErr(req.ID, -32000, "this bridge speaks protocol version 1", nil)
+			return
+		}
 		if *fault == "version" {
-			answerErr(req.ID, -32600, "unsupported protocol version: this bridge speaks version 2", map[string]any{"protocolVersion": 2})
+			answerErr(req.ID, -32600, "unsupported protocol version: this bridge speaks version 3", map[string]any{"protocolVersion": 3})
 			return
 		}
 		answer(req.ID, initResult())

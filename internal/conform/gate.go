@@ -1,0 +1,286 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// A run's gate keeps whole-store steps (a purge, a move of the store's
+// clock) away from every other case of the store: ordinary cases hold it
+// shared while they run, and Subject.Alone takes it exclusively.
+//
+// On a store whose clock cannot be moved, the TTL cases wait in real time,
+// and they wait side by side with the rest of the run. While one of them
+// waits for its stream to expire, another case's purge would take that
+// stream first and spoil the check, so a waiting case registers a hold:
+// the time from which a purge could remove what it waits for. A
+// whole-store step that would remove a hold waits until its owner is done,
+// except for the owner of the earliest hold, which goes first (that breaks
+// every cycle). A hold removed anyway (a store so slow that a purge
+// overran its margin) makes its case fail with that explanation, never
+// pass.
+type gate struct {
+	rw sync.RWMutex
+
+	mu      sync.Mutex
+	holds   []*hold
+	waiting map[*Subject]waiter
+	changed chan struct{}
+}
+
+// waiter is a whole-store step waiting for other cases' holds.
+type waiter struct {
+	e     effect
+	since time.Time
+}
+
+func newGate() *gate { return &gate{changed: make(chan struct{}), waiting: map[*Subject]waiter{}} }
+
+// holdKind says which purges remove what a hold protects.
+type holdKind int
+
+const (
+	// holdExpiry protects a stream whose TTL ends at the hold's time: any
+	// purge of its suite removes it after that.
+	holdExpiry holdKind = iota
+	// holdAge protects a row that starts ageing at the hold's time (a
+	// closed stream, a finished run): a purge with window w removes it
+	// from w later on.
+	holdAge
+)
+
+type hold struct {
+	owner     *Subject
+	suite     string
+	kind      holdKind
+	at        time.Time
+	disturbed string
+}
+
+// effect is what a whole-store step may remove: the rows a purge of suite
+// with window takes, or (all) anything, for a move of the clock.
+type effect struct {
+	suite  string
+	window time.Duration
+	all    bool
+}
+
+func purgeOf(suite string, window time.Duration) effect { return effect{suite: suite, window: window} }
+
+var clockMove = effect{all: true}
+
+// removes says whether a step with effect e at time t may remove what h
+// protects.
+func (e effect) removes(h *hold, t time.Time) bool {
+	if e.all {
+		return true
+	}
+	if h.suite != e.suite {
+		return false
+	}
+	if h.kind == holdExpiry {
+		return !h.at.After(t)
+	}
+	return !h.at.Add(e.window).After(t)
+}
+
+// guard is how long a whole-store step may take: a hold due within it
+// counts as due.
+const guard = 500 * time.Millisecond
+
+// slot is a case's place among the run's parallel cases. A case gives it
+// up while it sleeps, so that a run waiting for TTLs goes on with other
+// cases.
+type slot struct {
+	sem        chan struct{}
+	mu         sync.Mutex
+	held, done bool
+}
+
+func (s *slot) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held {
+		<-s.sem
+		s.held = false
+	}
+}
+
+func (s *slot) acquire(ctx context.Context) error {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		// The runner gave up on the case meanwhile: its place is not its
+		// own any more.
+		<-s.sem
+		return context.Canceled
+	}
+	s.held = true
+	return nil
+}
+
+func (s *slot) finish() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	if s.held {
+		<-s.sem
+		s.held = false
+	}
+}
+
+// holdFrom registers a hold of the subject's case (only while it waits in
+// real time; see gate).
+func (s *Subject) holdFrom(suite string, kind holdKind, at time.Time) {
+	if s.gate == nil {
+		return
+	}
+	g := s.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.holds = append(g.holds, &hold{owner: s, suite: suite, kind: kind, at: at})
+}
+
+// releaseHolds drops every hold of s; the runner calls it when its case
+// ends.
+func (g *gate) releaseHolds(s *Subject) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	kept := g.holds[:0]
+	for _, h := range g.holds {
+		if h.owner != s {
+			kept = append(kept, h)
+		}
+	}
+	clear(g.holds[len(kept):])
+	g.holds = kept
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// blockedLocked says whether a step with effect e of s must wait for
+// another case's hold. It waits for every hold it could remove, except
+// where the hold's owner is itself waiting with a step that would remove
+// a hold of s: of two such steps, the one that began to wait first goes.
+func (g *gate) blockedLocked(s *Subject, e effect, since, now time.Time) bool {
+	for _, h := range g.holds {
+		if h.owner == s || !e.removes(h, now.Add(guard)) {
+			continue
+		}
+		if w, ok := g.waiting[h.owner]; ok && since.Before(w.since) && g.removesHoldOfLocked(w.e, s, now) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func (g *gate) removesHoldOfLocked(e effect, s *Subject, now time.Time) bool {
+	for _, h := range g.holds {
+		if h.owner == s && e.removes(h, now.Add(guard)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Alone runs fn, a whole-store step, with no other case of the store in
+// flight. Only Isolated cases call it. e says what the step may remove, so
+// that it does not take what another case is waiting for.
+func (s *Subject) alone(ctx context.Context, e effect, fn func() error) error {
+	g := s.gate
+	if g == nil {
+		return fn()
+	}
+	if !s.isolated {
+		return errNotIsolated
+	}
+	since := time.Now()
+	defer func() {
+		g.mu.Lock()
+		delete(g.waiting, s)
+		g.mu.Unlock()
+	}()
+	for {
+		g.mu.Lock()
+		blocked := g.blockedLocked(s, e, since, time.Now())
+		if blocked {
+			g.waiting[s] = waiter{e, since}
+		} else {
+			delete(g.waiting, s)
+		}
+		ch := g.changed
+		g.mu.Unlock()
+		if !blocked {
+			break
+		}
+		s.slot.release()
+		select {
+		case <-ch:
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if err := s.slot.acquire(ctx); err != nil {
+			return err
+		}
+	}
+	g.rw.Lock()
+	defer g.rw.Unlock()
+	g.mu.Lock()
+	var spoiled []string
+	for _, h := range g.holds {
+		if h.owner == s && h.disturbed != "" {
+			spoiled = append(spoiled, h.disturbed)
+		}
+	}
+	g.mu.Unlock()
+	if len(spoiled) > 0 {
+		return fmt.Errorf("the check could not be made: %s; this happens when store calls take longer than %s: give the store a movable clock (capability clock) or run fewer cases at once", spoiled[0], guard)
+	}
+	err := fn()
+	end := time.Now()
+	g.mu.Lock()
+	for _, h := range g.holds {
+		if h.owner != s && h.disturbed == "" && e.removes(h, end) {
+			h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))
+		}
+	}
+	close(g.changed)
+	g.changed = make(chan struct{})
+	g.mu.Unlock()
+	return err
+}
+
+// sleepUntil waits until t without holding the case's parallel slot.
+func (s *Subject) sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	if s.slot != nil {
+		s.slot.release()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if s.slot != nil {
+		return s.slot.acquire(ctx)
+	}
+	return nil
+}
+
+// errNotIsolated is what Alone returns to a case that forgot Isolated.
+var errNotIsolated = errors.New("a case that is not Isolated made a whole-store step")
