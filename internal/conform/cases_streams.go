@@ -1323,6 +1323,14 @@ func liveCases() []Case {
 				return op("status", err)
 			}
 			c.eq("status after the abort (an abort stops the read, not the stream)", st, &StreamStatus{Next: 2})
+			// Whatever the append after the abort set off has arrived by
+			// now: the read must still be over.
+			d, err = r.Next(ctx)
+			if err != nil {
+				c.list = append(c.list, &Mismatch{What: "deliveries after the abort", Expected: "none", Actual: err.Error()})
+			} else {
+				c.eq("delivery after the abort, later", d, Delivery{End: true, Aborted: true})
+			}
 			return c.err()
 		}},
 		{ID: "streams/live-read-missing-ends", Needs: FeatureLiveRead, Rule: "a live read of a missing stream ends at once with no chunk", Run: func(ctx context.Context, s *Subject) error {

@@ -28,6 +28,13 @@ type Store struct {
 	// clockTurn is held by the one case at a time that moves the
 	// bridge's clock (see chatStateSubject).
 	clockTurn chan struct{}
+	// identity is what streamStore.identity answered (capability
+	// streamStore.identity).
+	identity *identity
+	// moveClock says the streams and registry cases may move the
+	// bridge's clock (capability clock, unless RealTTLs).
+	moveClock bool
+	reads     *reads
 	// fatal is the first transport fault that left the bridge unusable.
 	fatal atomic.Pointer[bridge.TransportError]
 }
@@ -59,7 +66,14 @@ func New(ctx context.Context, opts bridge.Options) (*Store, error) {
 	if a := c.Adapter(); a.Name != "" {
 		b.name = "bridge: " + a.Name
 	}
-	if c.Capabilities().StreamStore {
+	caps := c.Capabilities()
+	switch {
+	case !caps.StreamStore:
+	case c.Version() >= 2:
+		b.callers = caps.Has(bridge.CapStreamCallers)
+	default:
+		// Version 1 had no optional capabilities: a bridge offered
+		// callers by answering this method.
 		var res struct {
 			Supported bool `json:"supported"`
 		}
@@ -75,8 +89,58 @@ func New(ctx context.Context, opts bridge.Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	if caps.StreamStore && caps.Has(bridge.CapStreamIdentity) {
+		var id identity
+		if err := c.Call(ctx, bridge.MethodStreamIdentity, map[string]any{}, &id); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("%s: %w", bridge.MethodStreamIdentity, err)
+		}
+		b.identity = &id
+	}
+	b.moveClock = caps.Has(bridge.CapClock)
+	if caps.StreamStore && caps.Has(bridge.CapStreamLiveRead) {
+		b.reads = newReads(c)
+	}
 	return b, nil
 }
+
+// The optional capability each feature needs over the bridge.
+var featureCaps = map[conform.Feature]string{
+	conform.FeatureIdentity:      bridge.CapStreamIdentity,
+	conform.FeatureBoundedRead:   bridge.CapStreamReadPage,
+	conform.FeatureLiveRead:      bridge.CapStreamLiveRead,
+	conform.FeatureStatusDetails: bridge.CapStreamStatus,
+	conform.FeatureCallers:       bridge.CapStreamCallers,
+}
+
+// Missing says which capability a feature needs when the bridge did not
+// declare it, and, for a version 1 bridge, that the capability is version
+// 2's.
+func (b *Store) Missing(f conform.Feature) string {
+	capName, ok := featureCaps[f]
+	if !ok {
+		return ""
+	}
+	if f == conform.FeatureCallers && b.callers {
+		return ""
+	}
+	if f != conform.FeatureCallers && b.c.Capabilities().Has(capName) {
+		return ""
+	}
+	if v := b.c.Version(); v < 2 {
+		return fmt.Sprintf("needs capability %s (%s), which is bridge protocol version 2's; the bridge speaks version %d", capName, f, v)
+	}
+	return fmt.Sprintf("needs capability %s (%s), which the bridge does not declare in initialize", capName, f)
+}
+
+// Capability returns the bridge capability feature f needs, or "".
+func Capability(f conform.Feature) string { return featureCaps[f] }
+
+type identity struct {
+	APIVersion int    `json:"apiVersion"`
+	Name       string `json:"name"`
+}
+
 
 // Name is "bridge: " and the adapter's name, or the bridge command.
 func (b *Store) Name() string { return b.name }
@@ -120,14 +184,16 @@ func (b *Store) Supports(suite string) error {
 
 // NewSubject returns fresh ids on the run's one bridge process.
 func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
-	s := &conform.Subject{Prefix: fmt.Sprintf("conform-%s-%d", strings.ToLower(rand.Text()[:8]), b.n.Add(1))}
+	s := &conform.Subject{Prefix: fmt.Sprintf("conform-%s-%d", strings.ToLower(rand.Text()[:8]), b.n.Add(1)), Shared: true}
+	if b.moveClock && (c.Suite == conform.SuiteStreams || c.Suite == conform.SuiteRegistry) {
+		// Moved only in whole-store steps (the runner's gate).
+		s.Clock = bridgeClock{b}
+	}
 	switch c.Suite {
 	case conform.SuiteStreams:
-		if b.callers {
-			s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
-		} else {
-			s.Streams = bridgeStreams{b, nil}
-		}
+		// Every optional interface is there; the runner skips the cases
+		// whose capability the bridge lacks before they call one (Missing).
+		s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
 	case conform.SuiteRegistry:
 		s.Registry = bridgeRegistry{b}
 	case conform.SuiteChatState:
@@ -237,6 +303,42 @@ func (b bridgeStreams) ReadAll(ctx context.Context, id string, from int) ([]stri
 		res.Chunks = []string{}
 	}
 	return res.Chunks, err
+}
+
+// APIVersion is what streamStore.identity answered.
+func (b bridgeStreams) APIVersion() int {
+	if b.b.identity == nil {
+		return 0
+	}
+	return b.b.identity.APIVersion
+}
+
+// StoreName is what streamStore.identity answered.
+func (b bridgeStreams) StoreName() string {
+	if b.b.identity == nil {
+		return ""
+	}
+	return b.b.identity.Name
+}
+
+// ReadPage is streamStore.readPage, the bounded read.
+func (b bridgeStreams) ReadPage(ctx context.Context, id string, from, max int) (conform.Page, error) {
+	var res conform.Page
+	err := b.b.call(ctx, bridge.MethodStreamReadPage, b.params(map[string]any{"id": id, "fromIdx": from, "max": max}), &res)
+	if err == nil && res.Chunks == nil {
+		res.Chunks = []string{}
+	}
+	return res, err
+}
+
+// StatusDetails is streamStore.status with kind and expiresAt
+// (capability streamStore.statusDetails).
+func (b bridgeStreams) StatusDetails(ctx context.Context, id string) (*conform.StreamDetails, error) {
+	var res struct {
+		Status *conform.StreamDetails `json:"status"`
+	}
+	err := b.b.call(ctx, bridge.MethodStreamStatus, b.params(map[string]any{"id": id}), &res)
+	return res.Status, err
 }
 
 func (b bridgeStreams) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {

@@ -2,6 +2,7 @@ package bridgestore_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,25 +53,33 @@ func outcomes(rep *conform.Report, o conform.Outcome) []string {
 	return ids
 }
 
-// bridgeSkips are the cases a StreamStore and registry bridge cannot run:
-// the protocol has no bounded read, no way to move the store's clock, no
-// caller identity or permissions for the registry and no chat methods, and
-// the TS interface reports apiVersion only in-process.
-func bridgeSkips() []string {
-	skips := []string{
-		"streams/api-version-and-name",
-		"streams/read-page-past-max", "streams/read-page-missing",
-		"streams/ttl-expired-purged", "streams/ttl-unexpired-kept", "streams/purge-closed-window", "streams/open-expired-unchanged",
-		"registry/purge-terminal-past-window",
-		"registry/actor-sees-own-run", "registry/tenant-members-read-with-workflow-read", "registry/cancel-by-actor-or-tenant-admin",
-	}
+// chatCases are the cases the example store does not run: every suite but
+// streams and registry (the protocol has no chat methods, and the store
+// declares none of the other interfaces), and the registry's caller cases,
+// for which the protocol has no caller identity yet.
+func chatCases() []string {
+	var ids []string
 	for _, c := range conform.Cases() {
-		if c.Suite == conform.SuiteChat || c.Suite == conform.SuiteChatState || c.Suite == conform.SuiteCredentials || c.Suite == conform.SuiteGraphCompiler || c.Suite == conform.SuiteEngine || c.Suite == conform.SuiteBuilder {
-			skips = append(skips, c.ID)
+		if !storeSuite(c.Suite) || c.Needs == conform.FeatureTenants {
+			ids = append(ids, c.ID)
 		}
 	}
-	return skips
+	return ids
 }
+
+// needing returns the cases of the streams and registry suites that need
+// one of features.
+func needing(features ...conform.Feature) []string {
+	var ids []string
+	for _, c := range conform.Cases() {
+		if storeSuite(c.Suite) && c.Needs != conform.FeatureTenants && slices.Contains(features, c.Needs) {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+func storeSuite(s string) bool { return s == conform.SuiteStreams || s == conform.SuiteRegistry }
 
 func sameSet(a, b []string) bool {
 	a, b = slices.Clone(a), slices.Clone(b)
@@ -79,51 +88,80 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-// A correct store in Node.js passes every case the bridge protocol can
-// carry, and the rest are reported as skipped with a reason.
+// A complete store in Node.js, over protocol version 2, runs every streams
+// and registry case and passes them: only chat is skipped. It does so with
+// its clock moved by the cases and, without the clock capability, with the
+// cases waiting for real TTLs.
 func TestBridgeNodeStorePasses(t *testing.T) {
-	rep := runAll(t, nodeStore(t))
+	for _, flags := range [][]string{nil, {"--no-clock"}} {
+		t.Run(strings.Join(append([]string{"v2"}, flags...), " "), func(t *testing.T) {
+			t.Parallel()
+			rep := runAll(t, nodeStore(t, flags...))
+			if f := conformtest.Failures(rep); f != "" {
+				t.Errorf("the correct node store failed cases:\n%s", f)
+			}
+			if got := outcomes(rep, conform.Skipped); !sameSet(got, chatCases()) {
+				t.Errorf("skipped cases:\n got %v\nwant only the chat suite", got)
+			}
+			if n := rep.Count(conform.Pass); n != len(conform.Cases())-len(chatCases()) {
+				t.Errorf("%d cases passed, want every streams and registry case", n)
+			}
+		})
+	}
+}
+
+// A version 1 bridge keeps passing what it passed, and each case it cannot
+// run is skipped with the capability it needs named.
+func TestBridgeVersion1(t *testing.T) {
+	rep := runAll(t, nodeStore(t, "--v1"))
 	if f := conformtest.Failures(rep); f != "" {
-		t.Errorf("the correct node store failed cases:\n%s", f)
+		t.Errorf("the version 1 node store failed cases:\n%s", f)
 	}
-	var derived []string
-	for _, c := range conform.Cases() {
-		if c.Suite == conform.SuiteChat || c.Suite == conform.SuiteChatState || c.Suite == conform.SuiteCredentials || c.Suite == conform.SuiteGraphCompiler || c.Suite == conform.SuiteEngine || c.Suite == conform.SuiteBuilder || c.Needs == conform.FeatureBoundedRead || c.Needs == conform.FeatureClock || c.Needs == conform.FeatureIdentity || c.Needs == conform.FeatureTenants {
-			derived = append(derived, c.ID)
-		}
-	}
-	if !sameSet(derived, bridgeSkips()) {
-		t.Errorf("the table's Needs disagree with the cases a bridge skips:\n table %v\n skips %v", derived, bridgeSkips())
-	}
-	if got := outcomes(rep, conform.Skipped); !sameSet(got, bridgeSkips()) {
-		t.Errorf("skipped cases:\n got %v\nwant %v", got, bridgeSkips())
+	v2 := needing(conform.FeatureIdentity, conform.FeatureBoundedRead, conform.FeatureLiveRead, conform.FeatureStatusDetails)
+	if got := outcomes(rep, conform.Skipped); !sameSet(got, append(v2, chatCases()...)) {
+		t.Errorf("skipped cases:\n got %v\nwant %v and chat", got, v2)
 	}
 	for _, r := range rep.Results {
-		if r.Outcome == conform.Skipped && r.Reason == "" {
-			t.Errorf("%s was skipped without a reason", r.ID)
+		if r.Outcome != conform.Skipped || !storeSuite(r.Suite) || r.Needs == conform.FeatureTenants {
+			continue
 		}
-	}
-	if rep.Count(conform.Pass) < 40 {
-		t.Errorf("only %d cases passed over the bridge", rep.Count(conform.Pass))
+		capName := bridgestore.Capability(r.Needs)
+		if capName == "" || !strings.Contains(r.Reason, capName) || !strings.Contains(r.Reason, "version 1") {
+			t.Errorf("%s: reason %q does not name its capability and the bridge's version", r.ID, r.Reason)
+		}
 	}
 }
 
 // Each broken store is caught by the cases for the rule it breaks, and by
-// no other case.
+// no other case, with the cases running eight at a time.
 func TestBrokenBridgesCaught(t *testing.T) {
 	for _, tc := range []struct {
-		bug  string
-		want []string
+		bug   string
+		flags []string
+		want  []string
 	}{
-		{"overwrite", []string{"streams/append-retry-first-write-wins"}},
-		{"gaps", []string{"streams/append-gap-refused"}},
-		{"ignore-close", []string{"streams/append-after-close-refused"}},
-		{"leak-owners", []string{"streams/stranger-sees-nothing", "streams/anon-sees-nothing"}},
-		{"cancel-status", []string{"registry/cancel-request-keeps-status"}},
+		{"overwrite", nil, []string{"streams/append-retry-first-write-wins"}},
+		{"gaps", nil, []string{"streams/append-gap-refused"}},
+		{"ignore-close", nil, []string{"streams/append-after-close-refused", "streams/closed-checked-before-gap"}},
+		{"leak-owners", nil, []string{"streams/stranger-sees-nothing", "streams/anon-sees-nothing"}},
+		{"cancel-status", nil, []string{"registry/cancel-request-keeps-status"}},
+		{"racy-append", nil, []string{"streams/concurrent-writers-same-index", "streams/overlapping-retry-stored-once"}},
+		{"status-no-cancel", nil, []string{"streams/status-cancelled-after-cancel"}},
+		{"gap-before-closed", nil, []string{"streams/closed-checked-before-gap"}},
+		{"vanish-expired", nil, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}},
+		{"vanish-expired", []string{"--no-clock"}, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}},
+		{"purge-alive", nil, []string{"streams/ttl-unexpired-kept"}},
+		{"purge-alive", []string{"--no-clock"}, []string{"streams/ttl-unexpired-kept"}},
+		{"no-page-clamp", nil, []string{"streams/read-page-past-max"}},
+		{"live-batch", nil, []string{"streams/live-read-incremental", "streams/live-read-resumed-incremental", "streams/live-read-abort"}},
+		{"abort-ignored", nil, []string{"streams/live-read-abort"}},
+		{"kind-lost", nil, []string{"streams/status-kind-and-expiry"}},
+		{"purge-young", nil, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}},
+		{"purge-young", []string{"--no-clock"}, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}},
 	} {
-		t.Run(tc.bug, func(t *testing.T) {
+		t.Run(strings.Join(append([]string{tc.bug}, tc.flags...), " "), func(t *testing.T) {
 			t.Parallel()
-			rep := runAll(t, nodeStore(t, "--bug="+tc.bug))
+			rep := runAll(t, nodeStore(t, append([]string{"--bug=" + tc.bug}, tc.flags...)...))
 			if got := rep.Failed(); !sameSet(got, tc.want) {
 				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
 			}
@@ -137,22 +175,27 @@ func TestBrokenBridgesCaught(t *testing.T) {
 }
 
 // A bridge that does not take callers, or declares no registry, gets
-// those cases skipped with the reason rather than failed.
+// those cases skipped with the reason rather than failed, and the summary
+// says how many owner rules did not run.
 func TestBridgeUndeclaredIsSkipped(t *testing.T) {
 	rep := runAll(t, nodeStore(t, "--no-callers", "--no-registry"))
 	if f := conformtest.Failures(rep); f != "" {
 		t.Errorf("unexpected failures:\n%s", f)
 	}
+	owners := needing(conform.FeatureCallers)
 	for _, r := range rep.Results {
 		switch {
 		case r.Suite == conform.SuiteRegistry:
 			if r.Outcome != conform.Skipped || !strings.Contains(r.Reason, "capabilities.runRegistry") {
 				t.Errorf("%s: %s (%s), want skipped naming capabilities.runRegistry", r.ID, r.Outcome, r.Reason)
 			}
-		case strings.Contains(r.ID, "owner") || strings.Contains(r.ID, "stranger") || strings.Contains(r.ID, "anon") || r.ID == "streams/only-service-writes":
-			if r.Outcome != conform.Skipped || !strings.Contains(r.Reason, "caller") {
-				t.Errorf("%s: %s (%s), want skipped for lack of caller identity", r.ID, r.Outcome, r.Reason)
+		case slices.Contains(owners, r.ID):
+			if r.Outcome != conform.Skipped || !strings.Contains(r.Reason, "streamStore.callers") {
+				t.Errorf("%s: %s (%s), want skipped naming streamStore.callers", r.ID, r.Outcome, r.Reason)
 			}
 		}
+	}
+	if want := fmt.Sprintf("; %d owner rules did not run", len(owners)); !strings.Contains(conform.Summary(rep), want) {
+		t.Errorf("summary %q does not say %q", conform.Summary(rep), want)
 	}
 }

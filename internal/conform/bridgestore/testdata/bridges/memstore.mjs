@@ -1,14 +1,29 @@
-// An in-memory StreamStore and run registry behind the bridge protocol, in
-// plain Node.js with no dependencies. Correct by default; each --bug flag
-// breaks one rule, so that the conformance suites can be shown to catch it:
-//   --bug=overwrite       a retried append overwrites stored chunks
-//   --bug=gaps            an append past next is accepted, leaving a gap
-//   --bug=ignore-close    appends to a closed stream are accepted
-//   --bug=leak-owners     every caller sees every stream
-//   --bug=cancel-status   a cancel request sets the run's status to cancelled
-//   --bug=hang-read       a read never answers (to watch cases time out)
-//   --no-callers          do not offer streamStore.callers
-//   --no-registry         declare only the StreamStore capability
+// An in-memory StreamStore and run registry behind the bridge protocol
+// (version 2, or 1 with --v1), in plain Node.js with no dependencies.
+// Correct by default; each --bug flag breaks one rule, so that the
+// conformance suites can be shown to catch it:
+//   --bug=overwrite         a retried append overwrites stored chunks
+//   --bug=gaps              an append past next is accepted, leaving a gap
+//   --bug=ignore-close      appends to a closed stream are accepted
+//   --bug=leak-owners       every caller sees every stream
+//   --bug=cancel-status     a cancel request sets the run's status to cancelled
+//   --bug=hang-read         a read never answers (to watch cases time out)
+//   --bug=racy-append       append checks, counts and pushes in separate turns,
+//                           like a store that makes three round trips
+//   --bug=status-no-cancel  status always says cancelled: false
+//   --bug=gap-before-closed append checks the gap before closed
+//   --bug=vanish-expired    an expired stream vanishes at once, and purge
+//                           never counts it
+//   --bug=purge-alive       purge also deletes open streams older than the window
+//   --bug=no-page-clamp     a bounded read ignores the 10000 cap
+//   --bug=live-batch        a live read delivers everything at close
+//   --bug=abort-ignored     an aborted live read goes on delivering
+//   --bug=kind-lost         status says kind "default" whatever the stream's
+//   --bug=purge-young       the registry purges terminal runs of any age
+//   --v1                    speak protocol version 1 (no optional capabilities)
+//   --no-callers            do not offer streamStore.callers
+//   --no-clock              do not offer the injected clock (cases wait)
+//   --no-registry           declare only the StreamStore capability
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 
@@ -21,6 +36,12 @@ const args = Object.fromEntries(
 const bug = args.bug ?? "";
 
 const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+const notify = (method, params) => send({ jsonrpc: "2.0", method, params });
+
+// The injected clock: what this store calls now. clock.advance moves it.
+let offsetMs = 0;
+const now = () => Date.now() + offsetMs;
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 class StoreError extends Error {
   constructor(hint, message) {
@@ -42,24 +63,43 @@ function visible(st, caller) {
 }
 function find(id, caller) {
   const st = streams.get(id);
+  if (st && bug === "vanish-expired" && st.expiresAt < now()) {
+    streams.delete(id);
+    return undefined;
+  }
   return st && visible(st, caller) ? st : undefined;
 }
+const liveReads = new Map();
 
 const streamStore = {
   callers: () => ({ supported: true }),
+  identity: () => ({ apiVersion: 1, name: "memstore" }),
   open({ id, options = {} }) {
+    if (bug === "vanish-expired") find(id);
     if (streams.has(id)) return { created: false };
-    const now = Date.now();
+    const t = now();
     const ttl = options.ttlSeconds ?? 86400;
-    streams.set(id, { owner: options.owner, kind: options.kind ?? "default", chunks: [], closedAt: null, cancelled: false, createdAt: now, expiresAt: now + ttl * 1000 });
+    streams.set(id, { owner: options.owner, kind: options.kind ?? "default", chunks: [], closedAt: null, cancelled: false, createdAt: t, expiresAt: t + ttl * 1000 });
     return { created: true };
   },
-  append({ id, fromIdx, chunks, caller }) {
+  async append({ id, fromIdx, chunks, caller }) {
     if (caller && caller.role !== "service_role") throw new StoreError("PERMISSION_DENIED", "only the service role may append");
     const st = streams.get(id);
     if (!st) throw new StoreError("STREAM_NOT_FOUND", `stream ${id} not found`);
+    const gap = () => {
+      if (fromIdx < 0 || (fromIdx > st.chunks.length && bug !== "gaps")) throw new StoreError("STREAM_GAP", `append at ${fromIdx} but next is ${st.chunks.length}`);
+    };
+    if (bug === "gap-before-closed") gap();
     if (st.closedAt !== null && bug !== "ignore-close") throw new StoreError("STREAM_CLOSED", `stream ${id} is closed`);
-    if (fromIdx < 0 || (fromIdx > st.chunks.length && bug !== "gaps")) throw new StoreError("STREAM_GAP", `append at ${fromIdx} but next is ${st.chunks.length}`);
+    gap();
+    if (bug === "racy-append") {
+      // Count, then push what was missing at that time, a turn later.
+      const have = st.chunks.length;
+      await turn();
+      st.chunks.push(...chunks.slice(Math.max(have - fromIdx, 0)));
+      wake();
+      return { next: st.chunks.length, cancelled: st.cancelled };
+    }
     chunks.forEach((c, i) => {
       const at = fromIdx + i;
       if (at >= st.chunks.length || st.chunks[at] === undefined || bug === "overwrite") st.chunks[at] = c;
@@ -87,9 +127,59 @@ const streamStore = {
       if (!check()) waiters.add(check);
     });
   },
+  readPage({ id, fromIdx = 0, max = 1000, caller }) {
+    const st = find(id, caller);
+    const from = Math.max(fromIdx, 0);
+    if (!st) return { found: false, chunks: [], next: from, done: true, cancelled: false };
+    const limit = bug === "no-page-clamp" ? Math.max(max, 0) : Math.min(Math.max(max, 0), 10000);
+    const chunks = st.chunks.slice(from, from + limit);
+    const next = from + chunks.length;
+    return { found: true, chunks, next, done: st.closedAt !== null && next >= st.chunks.length, cancelled: st.cancelled };
+  },
+  // A live read: chunks go out as notifications for the handle as they are
+  // stored, then one end.
+  readLive({ id, fromIdx = 0, handle, caller }) {
+    const read = { next: Math.max(fromIdx, 0), done: false };
+    const end = (aborted) => {
+      read.done = true;
+      waiters.delete(read.check);
+      notify("streamStore.readEnd", { handle, aborted });
+    };
+    read.check = () => {
+      if (read.done && bug !== "abort-ignored") return;
+      const st = find(id, caller);
+      if (!st) return read.done || end(false);
+      const closed = st.closedAt !== null;
+      if (st.chunks.length > read.next && (bug !== "live-batch" || closed)) {
+        notify("streamStore.readChunks", { handle, fromIdx: read.next, chunks: st.chunks.slice(read.next) });
+        read.next = st.chunks.length;
+      }
+      if (closed && !read.done) end(false);
+    };
+    read.abort = () => {
+      if (read.done) return false;
+      end(true);
+      if (bug === "abort-ignored") waiters.add(read.check);
+      return true;
+    };
+    liveReads.set(handle, read);
+    waiters.add(read.check);
+    read.check();
+    return {};
+  },
+  abortRead({ handle }) {
+    const read = liveReads.get(handle);
+    return { aborted: read ? read.abort() : false };
+  },
   status({ id, caller }) {
     const st = find(id, caller);
-    return { status: st ? { next: st.chunks.length, closed: st.closedAt !== null, cancelled: st.cancelled } : null };
+    if (!st) return { status: null };
+    return {
+      status: {
+        next: st.chunks.length, closed: st.closedAt !== null, cancelled: bug === "status-no-cancel" ? false : st.cancelled,
+        kind: bug === "kind-lost" ? "default" : st.kind, expiresAt: new Date(st.expiresAt).toISOString(),
+      },
+    };
   },
   isCancelled({ id, caller }) {
     return { cancelled: !!find(id, caller)?.cancelled };
@@ -97,7 +187,7 @@ const streamStore = {
   close({ id }) {
     const st = streams.get(id);
     if (!st || st.closedAt !== null) return { closed: false };
-    st.closedAt = Date.now();
+    st.closedAt = now();
     wake();
     return { closed: true };
   },
@@ -110,10 +200,15 @@ const streamStore = {
     return { cancelled: true };
   },
   purge({ olderThanSeconds = 86400 } = {}) {
-    const now = Date.now();
+    const t = now();
+    const cut = t - olderThanSeconds * 1000;
     let n = 0;
     for (const [id, st] of streams) {
-      if (st.expiresAt < now || (st.closedAt !== null && st.closedAt < now - olderThanSeconds * 1000)) {
+      if (bug === "vanish-expired" && st.expiresAt < t) {
+        streams.delete(id);
+        continue;
+      }
+      if (st.expiresAt < t || (st.closedAt !== null && st.closedAt < cut) || (bug === "purge-alive" && st.createdAt < cut)) {
         streams.delete(id);
         n++;
       }
@@ -131,7 +226,7 @@ const runs = [];
 // order and paging by createdAt are well defined.
 let lastMicros = 0;
 function nowISO() {
-  let us = Date.now() * 1000;
+  let us = now() * 1000;
   if (us <= lastMicros) us = lastMicros + 1;
   lastMicros = us;
   const base = new Date(Math.floor(us / 1000)).toISOString().slice(0, 19);
@@ -189,10 +284,10 @@ const runRegistry = {
     return { run: r };
   },
   purge({ olderThanSeconds = 30 * 86400, batch = 1000 } = {}) {
-    const cut = Date.now() - olderThanSeconds * 1000;
+    const cut = now() - olderThanSeconds * 1000;
     let n = 0;
     for (let i = runs.length - 1; i >= 0 && n < batch; i--) {
-      if (TERMINAL.has(runs[i].status) && Date.parse(runs[i].updatedAt) < cut) {
+      if (TERMINAL.has(runs[i].status) && (Date.parse(runs[i].updatedAt) < cut || bug === "purge-young")) {
         runs.splice(i, 1);
         n++;
       }
@@ -202,16 +297,33 @@ const runRegistry = {
 };
 
 // ---- protocol ----
-const groups = { streamStore, runRegistry };
+const clock = {
+  advance({ seconds }) {
+    offsetMs += seconds * 1000;
+    return { now: new Date(now()).toISOString() };
+  },
+};
+const groups = { streamStore, runRegistry, clock };
+let version = 1;
+// What a version 2 bridge may leave out, by flag.
+const optional = {
+  "streamStore.identity": true, "streamStore.readPage": true, "streamStore.liveRead": true, "streamStore.statusDetails": true,
+  "streamStore.callers": !args["no-callers"], clock: !args["no-clock"],
+};
+const v2Only = new Set(["streamStore.identity", "streamStore.readPage", "streamStore.readLive", "streamStore.abortRead", "clock.advance"]);
 async function handle(msg) {
   const { id, method, params } = msg;
   if (method === "initialize") {
-    return { protocolVersion: 1, adapter: { name: "memstore" + (bug ? "-" + bug : ""), format: "canonical" }, capabilities: { converter: false, streamStore: true, runRegistry: !args["no-registry"] } };
+    version = !args.v1 && params.protocolVersion >= 2 ? 2 : 1;
+    const capabilities = { converter: false, streamStore: true, runRegistry: !args["no-registry"] };
+    if (version === 2) Object.assign(capabilities, optional);
+    return { protocolVersion: version, adapter: { name: "memstore" + (bug ? "-" + bug : ""), format: "canonical" }, capabilities };
   }
   if (method === "shutdown") return null;
   const [group, name] = method.split(".");
   const fn = groups[group]?.[name];
-  if (!fn || (method === "streamStore.callers" && args["no-callers"]) || (group === "runRegistry" && args["no-registry"])) {
+  const declared = version === 2 ? optional[method === "clock.advance" ? "clock" : method] !== false : !v2Only.has(method);
+  if (!fn || !declared || (method === "streamStore.callers" && args["no-callers"]) || (group === "runRegistry" && args["no-registry"])) {
     const e = new Error(`method not found: ${method}`);
     e.code = -32601;
     throw e;
