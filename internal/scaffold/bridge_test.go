@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,9 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/config"
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/testenv"
@@ -417,7 +421,7 @@ func TestBridgeStreamStore(t *testing.T) {
 	if liveErr != nil || !reflect.DeepEqual(live["chunks"], []any{"a", "b", "c"}) {
 		t.Errorf("live read: %v %v", live, liveErr)
 	}
-	if r := must(bridge.MethodStreamStatus, map[string]any{"id": "s1"}); !reflect.DeepEqual(r["status"], map[string]any{"next": 3.0, "closed": true, "cancelled": false}) {
+	if r := must(bridge.MethodStreamStatus, map[string]any{"id": "s1"}); !statusIs(r["status"], map[string]any{"next": 3.0, "closed": true, "cancelled": false, "kind": "default"}) {
 		t.Errorf("status: %v", r)
 	}
 	if _, err := call(bridge.MethodStreamAppend, map[string]any{"id": "s1", "fromIdx": 3, "chunks": []string{"d"}}); hint(err) != "STREAM_CLOSED" {
@@ -597,5 +601,52 @@ func TestLangChainStableFallbackID(t *testing.T) {
 	}
 	if !strings.Contains(string(snap), `"id": "noid.jsonl#0"`) || !strings.Contains(string(snap), `"id": "noid.jsonl#1"`) {
 		t.Errorf("snapshot ids:\n%s", snap)
+	}
+}
+
+// statusIs compares a status without its expiresAt, which must be a time.
+func statusIs(got any, want map[string]any) bool {
+	m, ok := got.(map[string]any)
+	if !ok {
+		return false
+	}
+	m = maps.Clone(m)
+	exp, _ := m["expiresAt"].(string)
+	if _, err := time.Parse(time.RFC3339Nano, exp); err != nil {
+		return false
+	}
+	delete(m, "expiresAt")
+	return reflect.DeepEqual(m, want)
+}
+
+// The generated stores, behind the generated bridge, run every streams and
+// registry case of the conformance suites and pass them all, eight at a
+// time, with the cases moving their clock and, as a version 1 client
+// would see them, with the cases waiting for real TTLs.
+func TestBridgeConformance(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: []string{"streams", "workflows"}, Builder: true})
+	tsx := testenv.NodeBin(t, "tsx")
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("start bridge: %v", err)
+	}
+	defer st.Close()
+	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := conform.Run(t.Context(), st, cases, conform.Options{Parallel: 8})
+	if f := conformtest.Failures(rep); f != "" {
+		t.Errorf("the generated stores failed cases:\n%s", f)
+	}
+	if n := rep.Count(conform.Skipped); n != 0 {
+		for _, r := range rep.Results {
+			if r.Outcome == conform.Skipped {
+				t.Errorf("%s skipped: %s", r.ID, r.Reason)
+			}
+		}
+	}
+	if rep.Count(conform.Pass) != len(cases) {
+		t.Errorf("%d of %d cases passed", rep.Count(conform.Pass), len(cases))
 	}
 }
