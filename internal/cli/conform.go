@@ -36,6 +36,7 @@ type conformOptions struct {
 	format     string
 	verbose    bool
 	bridge     bridgeFlag
+	realTTLs   bool
 	pg         pgFlags
 	blocks     string
 
@@ -99,6 +100,7 @@ cases it left are reported as not run).`,
 	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "with --format text: list passed cases too")
 	addBridgeFlag(cmd, &opts.bridge, "command that starts your bridge (implies --store bridge)")
+	f.BoolVar(&opts.realTTLs, "real-ttls", false, "with --store bridge: do not move the bridge's clock even if it offers one; the TTL cases wait for real TTLs of seconds")
 	addPGFlags(cmd, &opts.pg)
 	addBlocksFlag(cmd, &opts.blocks)
 	f.BoolVar(&opts.bench, "bench", false, "measure the store instead: append and read throughput and p50/p99 latency with 1 and 8 writers")
@@ -122,6 +124,9 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	}
 	if opts.bridge.set && opts.store != "bridge" {
 		return usageErr("drop --bridge or use --store bridge", "--bridge applies only to --store bridge, not --store %s", opts.store)
+	}
+	if opts.realTTLs && opts.store != "bridge" {
+		return usageErr("drop --real-ttls or use --store bridge", "--real-ttls applies only to --store bridge, not --store %s", opts.store)
 	}
 	if opts.parallel < 1 {
 		return usageErr("", "--parallel must be at least 1, not %d", opts.parallel)
@@ -254,7 +259,11 @@ func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func()
 		if bc == nil {
 			return nil, nil, usageErr("pass --bridge 'CMD', or run inside an adapter whose bsadapter.json has bridge.command", "--store bridge needs a bridge command")
 		}
-		st, err := bridgestore.New(ctx, bc.options())
+		var bo []bridgestore.Option
+		if opts.realTTLs {
+			bo = append(bo, bridgestore.RealTTLs())
+		}
+		st, err := bridgestore.New(ctx, bc.options(), bo...)
 		if err != nil {
 			return nil, nil, bc.startErr(ctx, fmt.Errorf("start the bridge: %w", err))
 		}

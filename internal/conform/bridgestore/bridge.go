@@ -52,7 +52,11 @@ func (b *Store) Fatal() error {
 // New starts the bridge opts describes and returns a store
 // that drives its StreamStore and run-registry methods. Suites the bridge
 // does not declare in its capabilities are reported as skipped.
-func New(ctx context.Context, opts bridge.Options) (*Store, error) {
+func New(ctx context.Context, opts bridge.Options, options ...Option) (*Store, error) {
+	var cfg config
+	for _, o := range options {
+		o(&cfg)
+	}
 	if opts.Jobs == 0 {
 		// Live reads hold a request open until their stream closes; leave
 		// room for the appends and closes they wait for.
@@ -97,12 +101,22 @@ func New(ctx context.Context, opts bridge.Options) (*Store, error) {
 		}
 		b.identity = &id
 	}
-	b.moveClock = caps.Has(bridge.CapClock)
+	b.moveClock = caps.Has(bridge.CapClock) && !cfg.realTTLs
 	if caps.StreamStore && caps.Has(bridge.CapStreamLiveRead) {
 		b.reads = newReads(c)
 	}
 	return b, nil
 }
+
+// Option changes how a Store drives its bridge.
+type Option func(*config)
+
+type config struct{ realTTLs bool }
+
+// RealTTLs leaves the bridge's clock alone even when it offers one: the
+// TTL and purge cases then wait for real TTLs of seconds, which checks
+// the store's own expiry rather than its injected clock.
+func RealTTLs() Option { return func(c *config) { c.realTTLs = true } }
 
 // The optional capability each feature needs over the bridge.
 var featureCaps = map[conform.Feature]string{
