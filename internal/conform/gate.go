@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -38,6 +39,19 @@ type waiter struct {
 }
 
 func newGate() *gate { return &gate{changed: make(chan struct{}), waiting: map[*Subject]waiter{}} }
+
+// gates holds each store's gate: runs against one store (go test runs
+// each case in a run of its own, side by side) share it, so that a
+// whole-store step of one keeps clear of the cases of all.
+var gates sync.Map
+
+func gateOf(store Store) *gate {
+	if !reflect.TypeOf(store).Comparable() {
+		return newGate()
+	}
+	g, _ := gates.LoadOrStore(store, newGate())
+	return g.(*gate)
+}
 
 // holdKind says which purges remove what a hold protects.
 type holdKind int

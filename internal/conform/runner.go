@@ -166,7 +166,7 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 		supported[s] = store.Supports(s)
 	}
 	lister, _ := store.(FeatureLister)
-	g := newGate()
+	g := gateOf(store)
 
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup

@@ -61,7 +61,7 @@ func TestPGMutantsCaught(t *testing.T) {
 		{"gaps", "", map[string]string{"or stream_append.from_idx > v_next": ""},
 			[]string{"streams/append-gap-refused"}, ""},
 		{"ignore-close", "", map[string]string{"if st.closed_at is not null then": "if false then"},
-			[]string{"streams/append-after-close-refused"}, ""},
+			[]string{"streams/append-after-close-refused", "streams/closed-checked-before-gap"}, ""},
 		{"leak-owners", `
 			grant select on better_supabase.streams, better_supabase.stream_chunks to anon;
 			grant execute on function better_supabase.stream_read(text, integer, integer), better_supabase.stream_status(text) to anon;
