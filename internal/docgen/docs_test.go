@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -83,14 +84,23 @@ func TestBridgeDocExchangeIsReal(t *testing.T) {
 	argv := exampleBridge(t)
 	exchange := fencedAfter(t, readDoc(t, "bridge-protocol.md"), "<!-- example-exchange:")
 	var requests []string
+	var notes []json.RawMessage // the notifications, in the order they travel
 	want := map[string]json.RawMessage{}
 	for n, line := range strings.Split(strings.TrimSpace(exchange), "\n") {
 		dir, msg, ok := strings.Cut(line, " ")
 		var probe struct {
-			ID json.RawMessage `json:"id"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
-		if !ok || (dir != "->" && dir != "<-") || json.Unmarshal([]byte(msg), &probe) != nil || len(probe.ID) == 0 {
-			t.Fatalf("exchange line %d is not '-> <json>' or '<- <json>' with an id: %s", n+1, line)
+		if !ok || (dir != "->" && dir != "<-") || json.Unmarshal([]byte(msg), &probe) != nil {
+			t.Fatalf("exchange line %d is not '-> <json>' or '<- <json>': %s", n+1, line)
+		}
+		if dir == "<-" && len(probe.ID) == 0 && probe.Method != "" {
+			notes = append(notes, json.RawMessage(msg))
+			continue
+		}
+		if len(probe.ID) == 0 {
+			t.Fatalf("exchange line %d has no id and is not a notification from the bridge: %s", n+1, line)
 		}
 		if dir == "->" {
 			requests = append(requests, msg)
@@ -116,6 +126,7 @@ func TestBridgeDocExchangeIsReal(t *testing.T) {
 		t.Fatalf("the example bridge failed: %v\n%s", err, stderr.String())
 	}
 	got := map[string]json.RawMessage{}
+	var gotNotes []json.RawMessage
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		var probe struct {
@@ -124,7 +135,12 @@ func TestBridgeDocExchangeIsReal(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &probe); err != nil {
 			t.Fatalf("the example bridge wrote a line that is not JSON: %q", sc.Text())
 		}
-		got[string(probe.ID)] = append(json.RawMessage(nil), sc.Bytes()...)
+		line := append(json.RawMessage(nil), sc.Bytes()...)
+		if len(probe.ID) == 0 {
+			gotNotes = append(gotNotes, line)
+			continue
+		}
+		got[string(probe.ID)] = line
 	}
 	for id, w := range want {
 		g, ok := got[id]
@@ -139,25 +155,82 @@ func TestBridgeDocExchangeIsReal(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("the bridge wrote %d answers, the page shows %d", len(got), len(want))
 	}
+	if len(gotNotes) != len(notes) {
+		t.Errorf("the bridge sent %d notifications, the page shows %d", len(gotNotes), len(notes))
+	}
+	for i := range min(len(gotNotes), len(notes)) {
+		if !jsonEqual(t, gotNotes[i], notes[i]) {
+			t.Errorf("notification %d:\n  bridge: %s\n  page:   %s", i+1, gotNotes[i], notes[i])
+		}
+	}
 }
 
+// jsonEqual compares two JSON documents. A string "<time>" on the page
+// (b) stands for any RFC 3339 time: the example's clock is the real one.
 func jsonEqual(t *testing.T, a, b []byte) bool {
 	t.Helper()
 	var x, y any
 	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
 		return false
 	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return bytes.Equal(xa, ya)
+	return sameJSON(x, y)
 }
 
-// TestBridgeDocExampleConforms runs bsadapter's own stream conformance
-// suite against the documented Python bridge, through the real bridge
-// client: the example is a working bridge, not a sketch.
+func sameJSON(got, page any) bool {
+	switch p := page.(type) {
+	case string:
+		if p == "<time>" {
+			g, ok := got.(string)
+			_, err := time.Parse(time.RFC3339Nano, g)
+			return ok && err == nil
+		}
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(p) {
+			return false
+		}
+		for k, v := range p {
+			if gv, ok := g[k]; !ok || !sameJSON(gv, v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(p) {
+			return false
+		}
+		for i := range p {
+			if !sameJSON(g[i], p[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(got, page)
+}
+
+// TestBridgeDocExampleConforms runs bsadapter's own streams and registry
+// suites against the documented Python bridge, through the real bridge
+// client: the example is a working bridge, not a sketch, and a complete
+// one: no case is skipped, whether the cases move its clock or wait for
+// real TTLs.
 func TestBridgeDocExampleConforms(t *testing.T) {
+	for _, real := range []bool{false, true} {
+		t.Run(fmt.Sprintf("real-ttls=%v", real), func(t *testing.T) {
+			t.Parallel()
+			var opts []bridgestore.Option
+			if real {
+				opts = append(opts, bridgestore.RealTTLs())
+			}
+			exampleConforms(t, opts...)
+		})
+	}
+}
+
+func exampleConforms(t *testing.T, opts ...bridgestore.Option) {
 	argv := exampleBridge(t)
-	store, err := bridgestore.New(t.Context(), bridge.Options{Command: argv, ClientVersion: "0.0.0-test"})
+	store, err := bridgestore.New(t.Context(), bridge.Options{Command: argv, ClientVersion: "0.0.0-test"}, opts...)
 	if err != nil {
 		t.Fatalf("starting the example bridge: %v", err)
 	}
@@ -166,10 +239,27 @@ func TestBridgeDocExampleConforms(t *testing.T) {
 			t.Errorf("closing the example bridge: %v", err)
 		}
 	})
-	if err := store.Supports(conform.SuiteStreams); err != nil {
-		t.Fatalf("the example bridge does not offer the streams suite: %v", err)
+	for _, suite := range []string{conform.SuiteStreams, conform.SuiteRegistry} {
+		if err := store.Supports(suite); err != nil {
+			t.Fatalf("the example bridge does not offer the %s suite: %v", suite, err)
+		}
 	}
-	conformtest.Run(t, store, conform.SuiteStreams)
+	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := conform.Run(t.Context(), store, cases, conform.Options{Parallel: 8})
+	if f := conformtest.Failures(rep); f != "" {
+		t.Errorf("the example bridge failed cases:\n%s", f)
+	}
+	for _, r := range rep.Results {
+		if r.Outcome == conform.Skipped {
+			t.Errorf("%s skipped: %s", r.ID, r.Reason)
+		}
+	}
+	if rep.Count(conform.Pass) != len(cases) {
+		t.Errorf("%d of %d cases passed", rep.Count(conform.Pass), len(cases))
+	}
 }
 
 // TestEnvironmentVariablesAreDocumented finds every BSADAPTER_* variable
