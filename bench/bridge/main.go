@@ -1,0 +1,140 @@
+// Command bridge-bench measures the whole conform --store=bridge run on the
+// Node store that bsadapter new generates: its wall time with the short-TTL
+// cases (the store's real TTLs of seconds, --real-ttls), without them, and
+// with the cases moving the store's clock, side by side. Run it through
+// bench/bridge/run.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/scaffold"
+)
+
+// timedCases are the cases that wait for real TTLs and windows when the
+// store's clock is not moved.
+const timedCases = `^(streams/(ttl-expired-purged|ttl-unexpired-kept|purge-closed-window|open-expired-unchanged)|registry/purge-terminal-past-window)$`
+
+// goal is the wall time the whole run should stay under.
+const goal = 3 * time.Second
+
+func main() {
+	runs := flag.Int("runs", 5, "timed runs per setup")
+	flag.Parse()
+	if err := run(*runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bridge-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type setup struct {
+	name string
+	args []string
+}
+
+func run(runs int) error {
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	tsx := filepath.Join(root, "tools", "node", "node_modules", ".bin", "tsx")
+	if _, err := os.Stat(tsx); err != nil {
+		return fmt.Errorf("tsx is missing: run 'npm ci --prefix tools/node' first (%v)", err)
+	}
+	tmp, err := os.MkdirTemp("", "bridge-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "bsadapter")
+	fmt.Fprintln(os.Stderr, "building bsadapter...")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	dir := filepath.Join(tmp, "acme")
+	o := scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: []string{"streams", "workflows"}, Builder: true,
+		Placement: scaffold.PlacementPackage, Dir: dir}
+	plan, err := scaffold.Render(&o)
+	if err != nil {
+		return err
+	}
+	if _, err := scaffold.Write(plan, false); err != nil {
+		return err
+	}
+	bridgeCmd := tsx + " bsadapter.bridge.ts"
+	setups := []setup{
+		{"real TTLs, with the short-TTL cases", []string{"--real-ttls"}},
+		{"real TTLs, without the short-TTL cases", []string{"--real-ttls", "--skip", timedCases}},
+		{"moved clock, every case", nil},
+	}
+	type result struct {
+		times   []time.Duration
+		cases   int
+		skipped int
+	}
+	results := make([]result, len(setups))
+	for i, s := range setups {
+		fmt.Fprintf(os.Stderr, "%s: %d runs...\n", s.name, runs)
+		for range runs {
+			args := append([]string{"conform", "--store=bridge", "--bridge", bridgeCmd, "--format", "json"}, s.args...)
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = dir
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			start := time.Now()
+			out, err := cmd.Output()
+			wall := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("%s: %v\n%s", s.name, err, stderr.String())
+			}
+			var doc struct {
+				Summary struct{ Total, Passed, Failed, Skipped int }
+				Results []struct{ ID, Suite, Outcome string }
+			}
+			if err := json.Unmarshal(out, &doc); err != nil {
+				return fmt.Errorf("%s: the report is not JSON: %v", s.name, err)
+			}
+			if doc.Summary.Failed != 0 {
+				return fmt.Errorf("%s: %d cases failed", s.name, doc.Summary.Failed)
+			}
+			skipped := 0
+			for _, r := range doc.Results {
+				if r.Outcome == "skipped" && r.Suite != "chat" {
+					skipped++
+					fmt.Fprintf(os.Stderr, "  skipped: %s\n", r.ID)
+				}
+			}
+			results[i].times = append(results[i].times, wall)
+			results[i].cases, results[i].skipped = doc.Summary.Total, skipped
+		}
+	}
+	median := func(ts []time.Duration) time.Duration {
+		s := slices.Clone(ts)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "whole bridge run (Node template store)\tcases\tskipped (not chat)\tmedian wall\tmin\tmax\tunder %s\n", goal)
+	for i, s := range setups {
+		r := results[i]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2fs\t%.2fs\t%.2fs\t%v\n", s.name, r.cases, r.skipped, median(r.times).Seconds(),
+			slices.Min(r.times).Seconds(), slices.Max(r.times).Seconds(), median(r.times) < goal)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	with, without := median(results[0].times), median(results[1].times)
+	fmt.Printf("\nthe short-TTL cases add %.2fs to the run (%.2fs with them, %.2fs without)\n", (with - without).Seconds(), with.Seconds(), without.Seconds())
+	return nil
+}
