@@ -216,3 +216,54 @@ func chatStateCases() int {
 	}
 	return n
 }
+
+// Against a version 1 bridge, conform says for each case that did not run
+// which capability it needs, and the run passes what the bridge passed.
+func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
+	node := testenv.Node(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(root, "internal", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs")
+	var out, errb bytes.Buffer
+	code := Main([]string{"conform", "--bridge", fmt.Sprintf("'%s' '%s' --v1 --no-callers", node, store), "--suite", "streams,registry", "--parallel", "8"}, Stdio{
+		In: strings.NewReader(""), Out: &out, Err: &errb,
+		Env: func(k string) (string, bool) { return "", false },
+	})
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	need := map[conform.Feature]string{
+		conform.FeatureIdentity: "streamStore.identity", conform.FeatureBoundedRead: "streamStore.readPage",
+		conform.FeatureLiveRead: "streamStore.liveRead", conform.FeatureStatusDetails: "streamStore.statusDetails",
+		conform.FeatureCallers: "streamStore.callers",
+	}
+	skipped := 0
+	for _, c := range conform.Cases() {
+		capName, ok := need[c.Needs]
+		if !ok || c.Suite == conform.SuiteChat {
+			continue
+		}
+		skipped++
+		want := fmt.Sprintf("SKIP %s: needs capability %s (%s), which is bridge protocol version 2's; the bridge speaks version 1\n", c.ID, capName, c.Needs)
+		if c.Needs == conform.FeatureCallers {
+			want = fmt.Sprintf("SKIP %s: needs capability %s (%s); a version 1 bridge offers it by answering the method streamStore.callers", c.ID, capName, c.Needs)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	owners := 0
+	for _, c := range conform.Cases() {
+		if c.Needs == conform.FeatureCallers {
+			owners++
+		}
+	}
+	if want := fmt.Sprintf("0 failed, %d skipped", skipped); !strings.Contains(out.String(), want) {
+		t.Errorf("the summary lacks %q:\n%s", want, out.String())
+	}
+	if want := fmt.Sprintf("; %d owner rules did not run", owners); !strings.Contains(out.String(), want) {
+		t.Errorf("the summary lacks %q:\n%s", want, out.String())
+	}
+}

@@ -141,7 +141,9 @@ func (b *Store) Missing(f conform.Feature) string {
 	if f != conform.FeatureCallers && b.c.Capabilities().Has(capName) {
 		return ""
 	}
-	if v := b.c.Version(); v < 2 {
+	if v := b.c.Version(); v < 2 && f == conform.FeatureCallers {
+		return fmt.Sprintf("needs capability %s (%s); a version %d bridge offers it by answering the method %s with {\"supported\": true}, and this one does not", capName, f, v, bridge.MethodStreamCallers)
+	} else if v < 2 {
 		return fmt.Sprintf("needs capability %s (%s), which is bridge protocol version 2's; the bridge speaks version %d", capName, f, v)
 	}
 	return fmt.Sprintf("needs capability %s (%s), which the bridge does not declare in initialize", capName, f)
