@@ -140,6 +140,7 @@ type Subject struct {
 	gate     *gate
 	slot     *slot
 	isolated bool
+	clock    *pausableCtx // the case's timeout
 }
 
 // ID returns a new id for a stream, a run or a message, unique within the

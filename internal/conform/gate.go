@@ -247,7 +247,13 @@ func (s *Subject) alone(ctx context.Context, e effect, fn func() error) error {
 			return err
 		}
 	}
+	if s.clock != nil {
+		s.clock.pause()
+	}
 	g.rw.Lock()
+	if s.clock != nil {
+		s.clock.resume()
+	}
 	defer g.rw.Unlock()
 	g.mu.Lock()
 	var spoiled []string
@@ -298,3 +304,81 @@ func (s *Subject) sleepUntil(ctx context.Context, t time.Time) error {
 
 // errNotIsolated is what Alone returns to a case that forgot Isolated.
 var errNotIsolated = errors.New("a case that is not Isolated made a whole-store step")
+
+// pausableCtx is a case's context: cancelled at its deadline, like one of
+// context.WithTimeout, except that the time the case waits for the gate
+// (other cases to finish, however long a broken store makes them take)
+// does not count against its timeout.
+type pausableCtx struct {
+	context.Context
+	done chan struct{}
+
+	mu       sync.Mutex
+	deadline time.Time
+	left     time.Duration // while paused
+	paused   int
+	timer    *time.Timer
+	err      error
+}
+
+func newPausableCtx(parent context.Context, timeout time.Duration) (*pausableCtx, func()) {
+	c := &pausableCtx{Context: parent, done: make(chan struct{}), deadline: time.Now().Add(timeout)}
+	c.timer = time.AfterFunc(timeout, func() { c.cancel(context.DeadlineExceeded) })
+	stop := context.AfterFunc(parent, func() { c.cancel(parent.Err()) })
+	return c, func() {
+		stop()
+		c.timer.Stop()
+		c.cancel(context.Canceled)
+	}
+}
+
+func (c *pausableCtx) cancel(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	if err == context.DeadlineExceeded && c.paused > 0 {
+		return // a late timer of a paused case
+	}
+	c.err = err
+	close(c.done)
+}
+
+func (c *pausableCtx) Done() <-chan struct{} { return c.done }
+
+func (c *pausableCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *pausableCtx) Deadline() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused > 0 {
+		return time.Now().Add(c.left), true
+	}
+	return c.deadline, true
+}
+
+// pause stops the clock of the case's timeout until resume.
+func (c *pausableCtx) pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused == 0 && c.err == nil {
+		c.timer.Stop()
+		c.left = time.Until(c.deadline)
+	}
+	c.paused++
+}
+
+func (c *pausableCtx) resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused--
+	if c.paused == 0 && c.err == nil {
+		c.deadline = time.Now().Add(c.left)
+		c.timer.Reset(max(c.left, 0))
+	}
+}

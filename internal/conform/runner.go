@@ -244,7 +244,7 @@ func runCase(ctx context.Context, store Store, c *Case, override time.Duration, 
 		timeout = override
 	}
 	start := time.Now()
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := newPausableCtx(ctx, timeout)
 	defer cancel()
 	sh := &sharedHold{g: g}
 	if !c.Isolated {
@@ -269,10 +269,12 @@ func runCase(ctx context.Context, store Store, c *Case, override time.Duration, 
 				return fmt.Errorf("cannot make a fresh subject: %w", err)
 			}
 			defer release()
-			subj.gate, subj.slot, subj.isolated = g, sl, c.Isolated
+			subj.gate, subj.slot, subj.isolated, subj.clock = g, sl, c.Isolated, cctx
 			defer g.releaseHolds(subj)
 			if !c.Isolated {
+				cctx.pause()
 				sh.lock()
+				cctx.resume()
 				defer sh.unlock()
 			}
 			return c.Run(cctx, subj)

@@ -1,6 +1,7 @@
 package bridgestore_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -36,11 +37,13 @@ func nodeStore(t *testing.T, flags ...string) conform.Store {
 	return st
 }
 
-func runAll(t *testing.T, st conform.Store) *conform.Report {
+func runAll(t *testing.T, st conform.Store) *conform.Report { return runAt(t, st, 8) }
+
+func runAt(t *testing.T, st conform.Store, parallel int) *conform.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	return conform.Run(ctx, st, conform.Cases(), conform.Options{Parallel: 8})
+	return conform.Run(ctx, st, conform.Cases(), conform.Options{Parallel: parallel})
 }
 
 func outcomes(rep *conform.Report, o conform.Outcome) []string {
@@ -136,32 +139,37 @@ func TestBridgeVersion1(t *testing.T) {
 // no other case, with the cases running eight at a time.
 func TestBrokenBridgesCaught(t *testing.T) {
 	for _, tc := range []struct {
-		bug   string
-		flags []string
-		want  []string
+		bug      string
+		flags    []string
+		want     []string
+		parallel int
 	}{
-		{"overwrite", nil, []string{"streams/append-retry-first-write-wins"}},
-		{"gaps", nil, []string{"streams/append-gap-refused"}},
-		{"ignore-close", nil, []string{"streams/append-after-close-refused", "streams/closed-checked-before-gap"}},
-		{"leak-owners", nil, []string{"streams/stranger-sees-nothing", "streams/anon-sees-nothing"}},
-		{"cancel-status", nil, []string{"registry/cancel-request-keeps-status"}},
-		{"racy-append", nil, []string{"streams/concurrent-writers-same-index", "streams/overlapping-retry-stored-once"}},
-		{"status-no-cancel", nil, []string{"streams/status-cancelled-after-cancel"}},
-		{"gap-before-closed", nil, []string{"streams/closed-checked-before-gap"}},
-		{"vanish-expired", nil, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}},
-		{"vanish-expired", []string{"--no-clock"}, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}},
-		{"purge-alive", nil, []string{"streams/ttl-unexpired-kept"}},
-		{"purge-alive", []string{"--no-clock"}, []string{"streams/ttl-unexpired-kept"}},
-		{"no-page-clamp", nil, []string{"streams/read-page-past-max"}},
-		{"live-batch", nil, []string{"streams/live-read-incremental", "streams/live-read-resumed-incremental", "streams/live-read-abort"}},
-		{"abort-ignored", nil, []string{"streams/live-read-abort"}},
-		{"kind-lost", nil, []string{"streams/status-kind-and-expiry"}},
-		{"purge-young", nil, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}},
-		{"purge-young", []string{"--no-clock"}, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}},
+		{"overwrite", nil, []string{"streams/append-retry-first-write-wins"}, 0},
+		{"gaps", nil, []string{"streams/append-gap-refused"}, 0},
+		{"ignore-close", nil, []string{"streams/append-after-close-refused", "streams/closed-checked-before-gap"}, 0},
+		{"leak-owners", nil, []string{"streams/stranger-sees-nothing", "streams/anon-sees-nothing"}, 0},
+		{"cancel-status", nil, []string{"registry/cancel-request-keeps-status"}, 0},
+		{"racy-append", nil, []string{"streams/concurrent-writers-same-index", "streams/overlapping-retry-stored-once"}, 0},
+		{"status-no-cancel", nil, []string{"streams/status-cancelled-after-cancel"}, 0},
+		{"gap-before-closed", nil, []string{"streams/closed-checked-before-gap"}, 0},
+		{"vanish-expired", nil, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}, 0},
+		{"vanish-expired", []string{"--no-clock"}, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}, 0},
+		{"purge-alive", nil, []string{"streams/ttl-unexpired-kept"}, 0},
+		{"purge-alive", []string{"--no-clock"}, []string{"streams/ttl-unexpired-kept"}, 0},
+		{"no-page-clamp", nil, []string{"streams/read-page-past-max"}, 0},
+		{"live-batch", nil, []string{"streams/live-read-incremental", "streams/live-read-resumed-incremental", "streams/live-read-abort"}, 0},
+		{"abort-ignored", nil, []string{"streams/live-read-abort"}, 0},
+		{"kind-lost", nil, []string{"streams/status-kind-and-expiry"}, 0},
+		{"purge-young", nil, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}, 0},
+		{"purge-young", []string{"--no-clock"}, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}, 0},
+		// One case at a time, the cases find the same faults.
+		{"racy-append", nil, []string{"streams/concurrent-writers-same-index", "streams/overlapping-retry-stored-once"}, 1},
+		{"vanish-expired", []string{"--no-clock"}, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}, 1},
 	} {
-		t.Run(strings.Join(append([]string{tc.bug}, tc.flags...), " "), func(t *testing.T) {
+		parallel := cmp.Or(tc.parallel, 8)
+		t.Run(fmt.Sprintf("%s parallel=%d", strings.Join(append([]string{tc.bug}, tc.flags...), " "), parallel), func(t *testing.T) {
 			t.Parallel()
-			rep := runAll(t, nodeStore(t, append([]string{"--bug=" + tc.bug}, tc.flags...)...))
+			rep := runAt(t, nodeStore(t, append([]string{"--bug=" + tc.bug}, tc.flags...)...), parallel)
 			if got := rep.Failed(); !sameSet(got, tc.want) {
 				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
 			}

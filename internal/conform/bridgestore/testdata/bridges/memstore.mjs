@@ -41,7 +41,8 @@ const notify = (method, params) => send({ jsonrpc: "2.0", method, params });
 // The injected clock: what this store calls now. clock.advance moves it.
 let offsetMs = 0;
 const now = () => Date.now() + offsetMs;
-const turn = () => new Promise((resolve) => setImmediate(resolve));
+// A round trip to a remote store, as the racy append makes them.
+const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 class StoreError extends Error {
   constructor(hint, message) {
