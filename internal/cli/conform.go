@@ -353,12 +353,40 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 			}
 		}
 	}
+	writeNotRun(w, st, rep)
 	word := st.Green(conform.Pass.Mark())
 	if rep.Count(conform.Fail) > 0 || rep.Count(conform.NotRun) > 0 {
 		word = st.Red(conform.Fail.Mark())
 	}
 	_, err := fmt.Fprintf(w, "%s %s\n", word, conform.Summary(rep))
 	return err
+}
+
+// writeNotRun lists, by the capability (or feature) they need, the cases
+// skipped for lack of one: what the store would have to offer to run them.
+func writeNotRun(w io.Writer, st Style, rep *conform.Report) {
+	var order []conform.Feature
+	byNeed := map[conform.Feature][]string{}
+	for _, r := range rep.Results {
+		if r.Outcome != conform.Skipped || r.Needs == "" {
+			continue
+		}
+		if _, ok := byNeed[r.Needs]; !ok {
+			order = append(order, r.Needs)
+		}
+		byNeed[r.Needs] = append(byNeed[r.Needs], r.ID)
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s these cases did not run, by what they need:\n", st.Yellow(conform.Skipped.Mark()))
+	for _, f := range order {
+		need := string(f)
+		if c := bridgestore.Capability(f); c != "" && strings.HasPrefix(rep.Store, "bridge") {
+			need = "capability " + c + " (" + need + ")"
+		}
+		fmt.Fprintf(w, "    %s: %s\n", need, strings.Join(byNeed[f], ", "))
+	}
 }
 
 func runBench(ctx context.Context, opts *conformOptions, store conform.Store) error {

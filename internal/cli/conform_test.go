@@ -260,6 +260,9 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 			owners++
 		}
 	}
+	if want := "\n    capability streamStore.liveRead (incremental live read): streams/live-read-incremental, "; !strings.Contains(out.String(), want) {
+		t.Errorf("the list of cases not run lacks %q:\n%s", want, out.String())
+	}
 	if want := fmt.Sprintf("0 failed, %d skipped", skipped); !strings.Contains(out.String(), want) {
 		t.Errorf("the summary lacks %q:\n%s", want, out.String())
 	}
