@@ -3,9 +3,12 @@
 // stdout (one message per line), and makes sure the process and everything it
 // started are gone afterwards.
 //
-// The client pipelines requests (up to Options.Jobs in flight), matches
-// answers by id, applies a timeout per request and keeps the last lines of
-// the bridge's stderr so that every transport fault can show them. It is used
+// The client negotiates the protocol version in initialize (it offers 2
+// and drives a bridge that speaks only 1 in version 1), pipelines requests
+// (up to Options.Jobs in flight), matches answers by id, hands a version 2
+// bridge's notifications to their handlers, applies a timeout per request
+// and keeps the last lines of the bridge's stderr so that every transport
+// fault can show them. It is used
 // by check-fixtures (the converter methods) and by conform --store=bridge (the
 // store methods). It never prints anything; faults come back as errors.
 package bridge
@@ -861,12 +864,10 @@ func (c *Client) notification(env envelope, bad func(string) error) error {
 		return bad(fmt.Sprintf("a notification %q, which bsadapter did not ask for", method))
 	}
 	if err := fn(append(json.RawMessage(nil), env.Params...)); err != nil {
-		return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge sent a notification %q that breaks the protocol: %v: %s", method, err, shorten(string(line0(env)), 200)), nil)
+		return c.transportErr(FaultProtocol, fmt.Sprintf("the bridge sent a notification %q that breaks the protocol: %v: %s", method, err, shorten(string(env.Params), 200)), nil)
 	}
 	return nil
 }
-
-func line0(env envelope) []byte { return env.Params }
 
 func (c *Client) readStderr(r io.Reader) {
 	defer close(c.stderrDone)
