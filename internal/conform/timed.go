@@ -87,6 +87,14 @@ func (t *timed) hold(kind holdKind, at time.Time) {
 	}
 }
 
+// release drops the case's holds: what it waited for has been checked,
+// and other cases' purges may take it now.
+func (t *timed) release() {
+	if t.mode == waitReal && t.s.gate != nil {
+		t.s.gate.releaseHolds(t.s)
+	}
+}
+
 // pass makes d pass for the rows ids (streams or runs of the suite),
 // counted from since when the case waits in real time.
 func (t *timed) pass(ctx context.Context, d time.Duration, since time.Time, ids ...string) error {

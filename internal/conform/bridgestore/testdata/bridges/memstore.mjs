@@ -14,7 +14,8 @@
 //   --bug=gap-before-closed append checks the gap before closed
 //   --bug=vanish-expired    an expired stream vanishes at once, and purge
 //                           never counts it
-//   --bug=purge-alive       purge also deletes open streams older than the window
+//   --bug=purge-alive       purge also deletes streams created longer ago than
+//                           the window, open or closed
 //   --bug=no-page-clamp     a bounded read ignores the 10000 cap
 //   --bug=live-batch        a live read delivers everything at close
 //   --bug=abort-ignored     an aborted live read goes on delivering
