@@ -682,8 +682,8 @@ func streamCases() []Case {
 
 // ttlCases check TTLs and purge windows. Where the store ages rows or
 // moves its clock, an hour is their unit of time; where the cases wait in
-// real time, a second is, and each TTL is staggered so that a case's
-// stream expires after the whole-store steps of the cases before it.
+// real time, a second is, and holds (see gate) keep each case's purge from
+// taking what another case still waits for.
 func ttlCases() []Case {
 	const day = 24 * time.Hour
 	return []Case{
