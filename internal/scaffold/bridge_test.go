@@ -621,32 +621,39 @@ func statusIs(got any, want map[string]any) bool {
 
 // The generated stores, behind the generated bridge, run every streams and
 // registry case of the conformance suites and pass them all, eight at a
-// time, with the cases moving their clock and, as a version 1 client
-// would see them, with the cases waiting for real TTLs.
+// time, with the cases moving their clock and with the cases waiting for
+// their real TTLs.
 func TestBridgeConformance(t *testing.T) {
 	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: []string{"streams", "workflows"}, Builder: true})
 	tsx := testenv.NodeBin(t, "tsx")
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatalf("start bridge: %v", err)
-	}
-	defer st.Close()
-	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := conform.Run(t.Context(), st, cases, conform.Options{Parallel: 8})
-	if f := conformtest.Failures(rep); f != "" {
-		t.Errorf("the generated stores failed cases:\n%s", f)
-	}
-	if n := rep.Count(conform.Skipped); n != 0 {
-		for _, r := range rep.Results {
-			if r.Outcome == conform.Skipped {
-				t.Errorf("%s skipped: %s", r.ID, r.Reason)
+	for _, real := range []bool{false, true} {
+		t.Run(fmt.Sprintf("real-ttls=%v", real), func(t *testing.T) {
+			t.Parallel()
+			var opts []bridgestore.Option
+			if real {
+				opts = append(opts, bridgestore.RealTTLs())
 			}
-		}
-	}
-	if rep.Count(conform.Pass) != len(cases) {
-		t.Errorf("%d of %d cases passed", rep.Count(conform.Pass), len(cases))
+			st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Timeout: 20 * time.Second}, opts...)
+			if err != nil {
+				t.Fatalf("start bridge: %v", err)
+			}
+			defer st.Close()
+			cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := conform.Run(t.Context(), st, cases, conform.Options{Parallel: 8})
+			if f := conformtest.Failures(rep); f != "" {
+				t.Errorf("the generated stores failed cases:\n%s", f)
+			}
+			for _, r := range rep.Results {
+				if r.Outcome == conform.Skipped {
+					t.Errorf("%s skipped: %s", r.ID, r.Reason)
+				}
+			}
+			if rep.Count(conform.Pass) != len(cases) {
+				t.Errorf("%d of %d cases passed", rep.Count(conform.Pass), len(cases))
+			}
+		})
 	}
 }
