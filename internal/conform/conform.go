@@ -69,7 +69,7 @@ type Case struct {
 	// Isolated asks for a subject that shares no state with other cases
 	// (a database of its own): the case purges, and a purge sees the whole
 	// store. On a store whose subjects share state (a bridge), the case's
-	// whole-store steps run in Subject.Alone, with no other case in flight.
+	// whole-store steps run alone (Subject.alone), with no other case in flight.
 	Isolated bool
 	// Run exercises a fresh subject and returns nil when the rule holds.
 	// It returns a *Mismatch (or an error wrapping one) to show expected

@@ -206,7 +206,7 @@ func (g *gate) removesHoldOfLocked(e effect, s *Subject, now time.Time) bool {
 	return false
 }
 
-// Alone runs fn, a whole-store step, with no other case of the store in
+// alone runs fn, a whole-store step, with no other case of the store in
 // flight. Only Isolated cases call it. e says what the step may remove, so
 // that it does not take what another case is waiting for.
 func (s *Subject) alone(ctx context.Context, e effect, fn func() error) error {
@@ -302,7 +302,7 @@ func (s *Subject) sleepUntil(ctx context.Context, t time.Time) error {
 	return nil
 }
 
-// errNotIsolated is what Alone returns to a case that forgot Isolated.
+// errNotIsolated is what alone returns to a case that forgot Isolated.
 var errNotIsolated = errors.New("a case that is not Isolated made a whole-store step")
 
 // pausableCtx is a case's context: cancelled at its deadline, like one of
