@@ -11,7 +11,7 @@ import (
 
 // A run's gate keeps whole-store steps (a purge, a move of the store's
 // clock) away from every other case of the store: ordinary cases hold it
-// shared while they run, and Subject.Alone takes it exclusively.
+// shared while they run, and Subject.alone takes it exclusively.
 //
 // On a store whose clock cannot be moved, the TTL cases wait in real time,
 // and they wait side by side with the rest of the run. While one of them
