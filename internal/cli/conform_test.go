@@ -241,6 +241,9 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 	}
 	skipped := 0
 	for _, c := range conform.Cases() {
+		if c.Needs == conform.FeatureTenants && c.Suite != conform.SuiteChat {
+			skipped++ // no protocol version has registry callers yet
+		}
 		capName, ok := need[c.Needs]
 		if !ok || c.Suite == conform.SuiteChat {
 			continue
