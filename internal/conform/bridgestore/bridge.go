@@ -157,7 +157,6 @@ type identity struct {
 	Name       string `json:"name"`
 }
 
-
 // Name is "bridge: " and the adapter's name, or the bridge command.
 func (b *Store) Name() string { return b.name }
 
