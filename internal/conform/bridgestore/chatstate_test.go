@@ -1,54 +1,17 @@
 package bridgestore_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
-	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
-	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
 // chatStateBridge starts testdata/bridges/chatstate.mjs with flags.
 func chatStateBridge(t *testing.T, flags ...string) conform.Store {
 	t.Helper()
-	node := testenv.Node(t)
-	script, err := filepath.Abs(filepath.Join("testdata", "bridges", "chatstate.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatalf("start the node state adapter: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			t.Errorf("close the node state adapter: %v", err)
-		}
-	})
-	return st
-}
-
-func runSuite(t *testing.T, st conform.Store, suite string) *conform.Report {
-	t.Helper()
-	return runSuiteParallel(t, st, suite, 8)
-}
-
-// runSuiteParallel runs suite's cases against st, par at a time.
-func runSuiteParallel(t *testing.T, st conform.Store, suite string, par int) *conform.Report {
-	t.Helper()
-	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{suite}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	return conform.Run(ctx, st, cases, conform.Options{Parallel: par})
+	return nodeBridge(t, "chatstate.mjs", "the node state adapter", flags...)
 }
 
 // A correct state adapter in Node.js, with a clock, passes every

@@ -1,36 +1,17 @@
 package bridgestore_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
-	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
-	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
 // credentialsBridge starts testdata/bridges/credentials.mjs with flags.
 func credentialsBridge(t *testing.T, flags ...string) conform.Store {
 	t.Helper()
-	node := testenv.Node(t)
-	script, err := filepath.Abs(filepath.Join("testdata", "bridges", "credentials.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatalf("start the node provider: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			t.Errorf("close the node provider: %v", err)
-		}
-	})
-	return st
+	return nodeBridge(t, "credentials.mjs", "the node provider", flags...)
 }
 
 // A correct provider in Node.js passes every credentials case over the
