@@ -8,15 +8,8 @@
 //   --bug=denied-continues      the edges out of a denied approval are followed
 //   --bug=runs-both-branches    both branches of a condition run
 //   --bug=outputs-miss-trigger  the returned outputs leave out the trigger's
-import { createInterface } from "node:readline";
+import { serve, bug } from "./serve.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, "").split("=");
-    return [k, v ?? true];
-  }),
-);
-const bug = args.bug ?? "";
 
 // The runtime: what the adapter maps each node kind onto.
 function makeRuntime(request, trace) {
@@ -91,39 +84,9 @@ const builderRuntime = {
   },
 };
 
-const groups = { builderRuntime };
-async function handle(msg) {
-  const { method, params } = msg;
-  if (method === "initialize") {
-    const offered = params?.protocolVersion === 2 ? 2 : 1;
-    return {
-      protocolVersion: offered,
-      adapter: { name: "nodebuilder" + (bug ? "-" + bug : ""), format: "canonical" },
-      capabilities: { converter: false, builderRuntime: true },
-    };
-  }
-  if (method === "shutdown") return null;
-  const [group, name] = method.split(".");
-  const fn = Object.hasOwn(groups, group) && Object.hasOwn(groups[group], name) ? groups[group][name] : undefined;
-  if (!fn) throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
-  return fn(params ?? {});
-}
-
-const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    process.stderr.write(`builder: not JSON: ${line.slice(0, 80)}\n`);
-    return;
-  }
-  Promise.resolve()
-    .then(() => handle(msg))
-    .then(
-      (result) => send({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
-      (err) => send({ jsonrpc: "2.0", id: msg.id, error: { code: err.code ?? -32000, message: err.message } }),
-    );
+serve({
+  label: "builder",
+  name: "nodebuilder",
+  capabilities: { builderRuntime: true },
+  groups: { builderRuntime },
 });
-rl.on("close", () => process.exit(0));

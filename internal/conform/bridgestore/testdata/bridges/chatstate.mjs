@@ -9,15 +9,8 @@
 //   --bug=queue-counts-expired   expired queue entries count and dequeue
 //   --no-clock                   do not offer the clock capability
 import { randomUUID } from "node:crypto";
-import { createInterface } from "node:readline";
+import { serve, args, bug } from "./serve.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, "").split("=");
-    return [k, v ?? true];
-  }),
-);
-const bug = args.bug ?? "";
 
 // ---- the clock: every TTL is read from now() ----
 let offsetMs = 0;
@@ -131,41 +124,10 @@ const chatState = {
 };
 
 // ---- protocol ----
-const groups = { chatState, clock: args["no-clock"] ? {} : clock };
-async function handle(msg) {
-  const { method, params } = msg;
-  if (method === "initialize") {
-    // Speak the version offered (1 or 2): this bridge uses nothing that
-    // differs between them.
-    const offered = params?.protocolVersion === 2 ? 2 : 1;
-    return {
-      protocolVersion: offered,
-      adapter: { name: "chatstate" + (bug ? "-" + bug : ""), format: "canonical" },
-      capabilities: { converter: false, chatState: true, clock: !args["no-clock"] },
-    };
-  }
-  if (method === "shutdown") return null;
-  const [group, name] = method.split(".");
-  const fn = Object.hasOwn(groups, group) && Object.hasOwn(groups[group], name) ? groups[group][name] : undefined;
-  if (!fn) throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
-  return fn(params ?? {});
-}
 
-const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    process.stderr.write(`chatstate: not JSON: ${line.slice(0, 80)}\n`);
-    return;
-  }
-  Promise.resolve()
-    .then(() => handle(msg))
-    .then(
-      (result) => send({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
-      (err) => send({ jsonrpc: "2.0", id: msg.id, error: { code: err.code ?? -32000, message: err.message } }),
-    );
+serve({
+  label: "chatstate",
+  name: "chatstate",
+  capabilities: { chatState: true, clock: !args["no-clock"] },
+  groups: { chatState, clock: args["no-clock"] ? {} : clock },
 });
-rl.on("close", () => process.exit(0));

@@ -9,22 +9,8 @@
 //   --bug=token-in-rows        the provider's rows keep the token
 //   --no-inbound               offer no inbound scheme
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { createInterface } from "node:readline";
+import { serve, args, bug, ResultError } from "./serve.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, "").split("=");
-    return [k, v ?? true];
-  }),
-);
-const bug = args.bug ?? "";
-
-class ResultError extends Error {
-  constructor(kind, message) {
-    super(message);
-    this.kind = kind;
-  }
-}
 
 const vault = new Map();
 const cache = new Map();
@@ -87,44 +73,9 @@ const credentials = {
   atRest: () => ({ options: { provider: "nodevault" }, rows }),
 };
 
-const groups = { credentials };
-async function handle(msg) {
-  const { method, params } = msg;
-  if (method === "initialize") {
-    const offered = params?.protocolVersion === 2 ? 2 : 1;
-    return {
-      protocolVersion: offered,
-      adapter: { name: "nodevault" + (bug ? "-" + bug : ""), format: "canonical" },
-      capabilities: { converter: false, credentials: true },
-    };
-  }
-  if (method === "shutdown") return null;
-  const [group, name] = method.split(".");
-  const fn = Object.hasOwn(groups, group) && Object.hasOwn(groups[group], name) ? groups[group][name] : undefined;
-  if (!fn) throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
-  return fn(params ?? {});
-}
-
-const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    process.stderr.write(`credentials: not JSON: ${line.slice(0, 80)}\n`);
-    return;
-  }
-  Promise.resolve()
-    .then(() => handle(msg))
-    .then(
-      (result) => send({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
-      (err) =>
-        send({
-          jsonrpc: "2.0",
-          id: msg.id,
-          error: { code: err.code ?? -32000, message: err.message, ...(err instanceof ResultError ? { data: { kind: err.kind } } : {}) },
-        }),
-    );
+serve({
+  label: "credentials",
+  name: "nodevault",
+  capabilities: { credentials: true },
+  groups: { credentials },
 });
-rl.on("close", () => process.exit(0));

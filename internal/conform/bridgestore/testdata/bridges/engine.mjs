@@ -8,23 +8,9 @@
 //   --bug=ignores-cancel         sync does not pass cancel requests to the engine
 //   --bug=drops-error            a failure is recorded without its error
 import { randomUUID } from "node:crypto";
-import { createInterface } from "node:readline";
+import { serve, bug, ResultError } from "./serve.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, "").split("=");
-    return [k, v ?? true];
-  }),
-);
-const bug = args.bug ?? "";
 const ENGINE = "node-engine";
-
-class ResultError extends Error {
-  constructor(kind, message) {
-    super(message);
-    this.kind = kind;
-  }
-}
 
 // ---- the run registry the adapter records into ----
 const STATUSES = ["queued", "running", "waiting", "completed", "failed", "cancelled"];
@@ -120,44 +106,9 @@ const workflowEngine = {
   engineCancelled: ({ runId }) => ({ cancelled: byRun.get(runId)?.cancelAsked === true }),
 };
 
-const groups = { workflowEngine, runRegistry };
-async function handle(msg) {
-  const { method, params } = msg;
-  if (method === "initialize") {
-    const offered = params?.protocolVersion === 2 ? 2 : 1;
-    return {
-      protocolVersion: offered,
-      adapter: { name: "nodeengine" + (bug ? "-" + bug : ""), format: "canonical" },
-      capabilities: { converter: false, runRegistry: true, workflowEngine: true },
-    };
-  }
-  if (method === "shutdown") return null;
-  const [group, name] = method.split(".");
-  const fn = Object.hasOwn(groups, group) && Object.hasOwn(groups[group], name) ? groups[group][name] : undefined;
-  if (!fn) throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
-  return fn(params ?? {});
-}
-
-const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    process.stderr.write(`engine: not JSON: ${line.slice(0, 80)}\n`);
-    return;
-  }
-  Promise.resolve()
-    .then(() => handle(msg))
-    .then(
-      (result) => send({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
-      (err) =>
-        send({
-          jsonrpc: "2.0",
-          id: msg.id,
-          error: { code: err.code ?? -32000, message: err.message, ...(err instanceof ResultError ? { data: { kind: err.kind } } : {}) },
-        }),
-    );
+serve({
+  label: "engine",
+  name: "nodeengine",
+  capabilities: { runRegistry: true, workflowEngine: true },
+  groups: { workflowEngine, runRegistry },
 });
-rl.on("close", () => process.exit(0));

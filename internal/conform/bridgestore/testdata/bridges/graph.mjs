@@ -7,23 +7,10 @@
 //   --bug=mutates-input     compile reverses the caller's node list in place
 //   --bug=accepts-cycles    a cyclic graph compiles
 import { isDeepStrictEqual } from "node:util";
-import { createInterface } from "node:readline";
+import { serve, bug, ResultError } from "./serve.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, "").split("=");
-    return [k, v ?? true];
-  }),
-);
-const bug = args.bug ?? "";
 const KINDS = ["trigger", "step", "sleep", "approval", "condition"];
 
-class ResultError extends Error {
-  constructor(kind, message) {
-    super(message);
-    this.kind = kind;
-  }
-}
 const invalid = (message) => new ResultError("invalid_input", message);
 
 let builds = 0;
@@ -81,44 +68,9 @@ const graphCompiler = {
   },
 };
 
-const groups = { graphCompiler };
-async function handle(msg) {
-  const { method, params } = msg;
-  if (method === "initialize") {
-    const offered = params?.protocolVersion === 2 ? 2 : 1;
-    return {
-      protocolVersion: offered,
-      adapter: { name: "nodegraph" + (bug ? "-" + bug : ""), format: "canonical" },
-      capabilities: { converter: false, graphCompiler: true },
-    };
-  }
-  if (method === "shutdown") return null;
-  const [group, name] = method.split(".");
-  const fn = Object.hasOwn(groups, group) && Object.hasOwn(groups[group], name) ? groups[group][name] : undefined;
-  if (!fn) throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
-  return fn(params ?? {});
-}
-
-const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    process.stderr.write(`graph: not JSON: ${line.slice(0, 80)}\n`);
-    return;
-  }
-  Promise.resolve()
-    .then(() => handle(msg))
-    .then(
-      (result) => send({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
-      (err) =>
-        send({
-          jsonrpc: "2.0",
-          id: msg.id,
-          error: { code: err.code ?? -32000, message: err.message, ...(err instanceof ResultError ? { data: { kind: err.kind } } : {}) },
-        }),
-    );
+serve({
+  label: "graph",
+  name: "nodegraph",
+  capabilities: { graphCompiler: true },
+  groups: { graphCompiler },
 });
-rl.on("close", () => process.exit(0));
