@@ -63,9 +63,11 @@ Stores:
           (--bridge 'CMD', or bridge.command in bsadapter.json)
 
 Suites: streams, registry, chat, chat-state, credentials, engine,
-graph-compiler, builder (default: all the store supports; the others
-are reported as skipped, with the reason). Each case has a stable ID and the
-rule it checks: 'bsadapter conform --list' prints them all.
+graph-compiler, builder. By default every suite the store implements runs,
+and the report names the ones it left out and why; a suite named with
+--suite runs whatever the store, its cases skipped with the reason where the
+store cannot run them. Each case has a stable ID and the rule it checks:
+'bsadapter conform --list' prints them all.
 
 Exit status: 0 when every case that ran passed, 1 when a case failed, 2 for
 a usage or environment error, including a bridge that dies mid-run (the
@@ -91,7 +93,7 @@ cases it left are reported as not run).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.store, "store", "pg", "store to check: pg, memory or bridge")
-	f.StringSliceVar(&opts.suites, "suite", nil, "suites to run, comma-separated: streams, registry, chat, chat-state, credentials, engine, graph-compiler, builder (default all)")
+	f.StringSliceVar(&opts.suites, "suite", nil, "suites to run, comma-separated: streams, registry, chat, chat-state, credentials, engine, graph-compiler, builder (default: those the store implements)")
 	f.BoolVar(&opts.list, "list", false, "list the selected cases (ID and rule) without running them")
 	f.StringVar(&opts.run, "run", "", "run only the cases whose ID matches this regular expression")
 	f.StringVar(&opts.skip, "skip", "", "leave out the cases whose ID matches this regular expression (a case matched by both --run and --skip is an error)")
@@ -178,6 +180,14 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if err := runnable(store, cases); err != nil {
 		return err
 	}
+	// Named suites run whatever the store is, their cases skipped with the
+	// reason where it cannot; otherwise the suites the store does not
+	// implement are left out, and said so once, rather than a skip line
+	// for each of their cases.
+	var leftOut []conform.LeftOut
+	if len(opts.suites) == 0 {
+		cases, leftOut = conform.Implemented(store, cases)
+	}
 
 	var rep *conform.Report
 	if liveView(app) {
@@ -207,6 +217,7 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	rep.LeftOut = leftOut
 	if err := writeReport(app, opts, rep); err != nil {
 		return err
 	}
@@ -354,12 +365,39 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 		}
 	}
 	writeNotRun(w, st, rep)
+	writeLeftOut(w, st, rep)
 	word := st.Green(conform.Pass.Mark())
 	if rep.Count(conform.Fail) > 0 || rep.Count(conform.NotRun) > 0 {
 		word = st.Red(conform.Fail.Mark())
 	}
 	_, err := fmt.Fprintf(w, "%s %s\n", word, conform.Summary(rep))
 	return err
+}
+
+// writeLeftOut says which suites the run left out because the store does
+// not implement them, those with the same reason on one line.
+func writeLeftOut(w io.Writer, st Style, rep *conform.Report) {
+	if len(rep.LeftOut) == 0 {
+		return
+	}
+	var reasons []string
+	group := map[string][]conform.LeftOut{}
+	for _, l := range rep.LeftOut {
+		if _, ok := group[l.Reason]; !ok {
+			reasons = append(reasons, l.Reason)
+		}
+		group[l.Reason] = append(group[l.Reason], l)
+	}
+	fmt.Fprintf(w, "%s not selected, as %s does not implement them (name one with --suite to run it anyway):\n", st.Dim("-"), rep.Store)
+	for _, why := range reasons {
+		var names []string
+		n := 0
+		for _, l := range group[why] {
+			names = append(names, l.Suite)
+			n += l.Cases
+		}
+		fmt.Fprintf(w, "    %s (%d cases): %s\n", strings.Join(names, ", "), n, why)
+	}
 }
 
 // writeNotRun lists, by the capability (or feature) they need, the cases

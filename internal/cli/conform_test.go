@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,30 +192,112 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 		SchemaVersion int `json:"schemaVersion"`
 		Store         string
 		Summary       struct{ Total, Passed, Failed, Skipped int }
+		Results       []struct{ Suite string }
+		LeftOut       []conform.LeftOut
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
 	}
-	if doc.SchemaVersion != conform.ReportSchemaVersion || doc.Store != "pg (dsn)" || doc.Summary.Total != len(conform.Cases()) || doc.Summary.Passed != doc.Summary.Total-chatStateCases() || doc.Summary.Skipped != chatStateCases() {
-		t.Errorf("report: %+v", doc)
+	left := suiteCases(pgLeftOut...)
+	if doc.SchemaVersion != conform.ReportSchemaVersion || doc.Store != "pg (dsn)" || doc.Summary.Total != len(conform.Cases())-left || doc.Summary.Passed != doc.Summary.Total || doc.Summary.Skipped != 0 {
+		t.Errorf("report: %+v", doc.Summary)
+	}
+	checkLeftOut(t, doc.LeftOut, pgLeftOut)
+	for _, r := range doc.Results {
+		if slices.Contains(pgLeftOut, r.Suite) {
+			t.Errorf("a case of the left-out suite %s ran", r.Suite)
+		}
 	}
 	if after := countDBs(); after != before {
 		t.Errorf("the run left databases behind: %d before, %d after", before, after)
 	}
 }
 
-// chatStateCases counts the cases pg skips: chat-state (the blocks have no
-// chat-sdk-state module yet), credentials, engine, graph-compiler and
-// builder (the
-// adapter's own code).
-func chatStateCases() int {
+// pgLeftOut are the suites pg does not implement: chat-state (the blocks
+// have no chat-sdk-state module yet), and those that check an adapter's
+// own code.
+var pgLeftOut = []string{conform.SuiteChatState, conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}
+
+// suiteCases counts the cases of the suites.
+func suiteCases(suites ...string) int {
 	n := 0
 	for _, c := range conform.Cases() {
-		if c.Suite == conform.SuiteChatState || c.Suite == conform.SuiteCredentials || c.Suite == conform.SuiteEngine || c.Suite == conform.SuiteGraphCompiler || c.Suite == conform.SuiteBuilder {
+		if slices.Contains(suites, c.Suite) {
 			n++
 		}
 	}
 	return n
+}
+
+// checkLeftOut checks that a report left out exactly the suites want, in
+// suite order, each with its number of cases and a reason.
+func checkLeftOut(t *testing.T, got []conform.LeftOut, want []string) {
+	t.Helper()
+	var names []string
+	for _, l := range got {
+		names = append(names, l.Suite)
+		if l.Cases != suiteCases(l.Suite) || l.Reason == "" {
+			t.Errorf("left out %+v: want %d cases and a reason", l, suiteCases(l.Suite))
+		}
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("left out suites %v, want %v", names, want)
+	}
+}
+
+// A bridge that offers only a StreamStore and a run registry runs those
+// suites alone and names the others, once each, with the reason; a suite
+// named with --suite runs anyway, each of its cases skipped with the
+// reason, so that asking for it is never a quiet green.
+func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
+	node := testenv.Node(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bridgeCmd := fmt.Sprintf("'%s' '%s'", node, filepath.Join(root, "internal", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs"))
+	run := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := Main(append([]string{"conform", "--bridge", bridgeCmd}, args...), Stdio{
+			In: strings.NewReader(""), Out: &out, Err: &errb,
+			Env: func(k string) (string, bool) { return "", false },
+		})
+		return code, out.String()
+	}
+	code, text := run()
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, text)
+	}
+	others := []string{conform.SuiteChat, conform.SuiteChatState, conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}
+	for _, suite := range others {
+		if strings.Contains(text, "SKIP "+suite+"/") {
+			t.Errorf("a case of the left-out suite %s is reported:\n%s", suite, text)
+		}
+	}
+	if want := fmt.Sprintf("\n    credentials (%d cases): the bridge does not declare capabilities.credentials\n", suiteCases(conform.SuiteCredentials)); !strings.Contains(text, want) {
+		t.Errorf("the text lacks %q:\n%s", want, text)
+	}
+	if want := fmt.Sprintf("ok %d cases against bridge: memstore", suiteCases(conform.SuiteStreams, conform.SuiteRegistry)); !strings.Contains(text, want) {
+		t.Errorf("the summary lacks %q:\n%s", want, text)
+	}
+
+	code, js := run("--format", "json")
+	var doc struct{ LeftOut []conform.LeftOut }
+	if err := json.Unmarshal([]byte(js), &doc); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v:\n%s", code, err, js)
+	}
+	checkLeftOut(t, doc.LeftOut, others)
+
+	code, text = run("--suite", "credentials,streams")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, text)
+	}
+	if strings.Count(text, "SKIP credentials/") != suiteCases(conform.SuiteCredentials) {
+		t.Errorf("a named suite the bridge does not offer: %d SKIP lines, want %d:\n%s", strings.Count(text, "SKIP credentials/"), suiteCases(conform.SuiteCredentials), text)
+	}
+	if strings.Contains(text, "not selected") {
+		t.Errorf("with --suite nothing is left out:\n%s", text)
+	}
 }
 
 // Against a version 1 bridge, conform says for each case that did not run

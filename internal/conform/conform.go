@@ -156,7 +156,10 @@ type Store interface {
 	// Name describes the store in reports ("memory", "pg", "bridge: node store.mjs").
 	Name() string
 	// Supports returns nil when the store can run suite, or an error
-	// whose text is the reason to report the suite's cases as skipped.
+	// whose text is the reason to report the suite's cases as skipped. A
+	// *NotImplementedError says the store does not implement the suite's
+	// interface at all (pg has no credential provider): a run that did
+	// not name the suite leaves it out instead (see Implemented).
 	Supports(suite string) error
 	// NewSubject returns a fresh subject for case c (its suite's store
 	// filled in) and a function that releases it.

@@ -19,6 +19,9 @@ type Document struct {
 	ElapsedMs     float64          `json:"elapsedMs"`
 	Summary       DocumentSummary  `json:"summary"`
 	Results       []DocumentResult `json:"results"`
+	// LeftOut lists the suites the store does not implement, which a run
+	// that named no suite left out; empty when none was.
+	LeftOut []LeftOut `json:"leftOut"`
 }
 
 // DocumentSummary counts the outcomes.
@@ -44,8 +47,12 @@ func (r *Report) Document() Document {
 	for i, res := range r.Results {
 		results[i] = DocumentResult{res, ms(res.Elapsed.Seconds())}
 	}
+	leftOut := r.LeftOut
+	if leftOut == nil {
+		leftOut = []LeftOut{}
+	}
 	return Document{ReportSchemaVersion, r.Store, ms(r.Elapsed.Seconds()),
-		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results}
+		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results, leftOut}
 }
 
 func ms(sec float64) float64 { return float64(int64(sec*1e6)) / 1e3 }

@@ -56,6 +56,9 @@ type Report struct {
 	Store   string        `json:"store"`
 	Results []Result      `json:"results"`
 	Elapsed time.Duration `json:"-"`
+	// LeftOut lists the suites the run did not select because the store
+	// does not implement them (see Implemented).
+	LeftOut []LeftOut `json:"leftOut,omitempty"`
 }
 
 // Count returns how many results have outcome o.

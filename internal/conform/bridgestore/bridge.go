@@ -161,37 +161,39 @@ type identity struct {
 func (b *Store) Name() string { return b.name }
 
 // Supports says why a suite cannot run: the bridge did not declare its
-// capability, or the protocol has no methods for it (chat).
+// capability, or the protocol has no methods for it (chat). Either way the
+// bridge does not implement the suite, so a run that did not name it
+// leaves it out.
 func (b *Store) Supports(suite string) error {
 	caps := b.c.Capabilities()
 	switch suite {
 	case conform.SuiteStreams:
 		if !caps.StreamStore {
-			return errors.New("the bridge does not declare capabilities.streamStore")
+			return conform.NotImplemented("the bridge does not declare capabilities.streamStore")
 		}
 	case conform.SuiteRegistry:
 		if !caps.RunRegistry {
-			return errors.New("the bridge does not declare capabilities.runRegistry")
+			return conform.NotImplemented("the bridge does not declare capabilities.runRegistry")
 		}
 	case conform.SuiteChat:
-		return errors.New("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
+		return conform.NotImplemented("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
 	case conform.SuiteChatState:
 		return b.supportsChatState()
 	case conform.SuiteCredentials:
 		if !caps.Has(bridge.GroupCredentials) {
-			return errors.New("the bridge does not declare capabilities." + bridge.GroupCredentials)
+			return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupCredentials)
 		}
 	case conform.SuiteEngine:
 		if !caps.Has(bridge.GroupWorkflowEngine) || !caps.RunRegistry {
-			return errors.New("the bridge does not declare capabilities." + bridge.GroupWorkflowEngine + " and capabilities.runRegistry (the registry it records into)")
+			return conform.NotImplemented("the bridge does not declare capabilities.%s and capabilities.runRegistry (the registry it records into)", bridge.GroupWorkflowEngine)
 		}
 	case conform.SuiteGraphCompiler:
 		if !caps.Has(bridge.GroupGraphCompiler) {
-			return errors.New("the bridge does not declare capabilities." + bridge.GroupGraphCompiler)
+			return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupGraphCompiler)
 		}
 	case conform.SuiteBuilder:
 		if !caps.Has(bridge.GroupBuilderRuntime) {
-			return errors.New("the bridge does not declare capabilities." + bridge.GroupBuilderRuntime)
+			return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupBuilderRuntime)
 		}
 	}
 	return nil

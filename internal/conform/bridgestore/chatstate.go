@@ -3,7 +3,6 @@ package bridgestore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 // supportsChatState says why the chat-state suite cannot run.
 func (b *Store) supportsChatState() error {
 	if !b.c.Capabilities().Has(bridge.GroupChatState) {
-		return errors.New("the bridge does not declare capabilities." + bridge.GroupChatState)
+		return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupChatState)
 	}
 	return nil
 }

@@ -90,11 +90,11 @@ func (p *pgStore) Name() string {
 
 func (p *pgStore) Supports(suite string) error {
 	if suite == conform.SuiteChatState {
-		return errors.New("the embedded blocks have no chat-sdk-state module yet; check a state adapter with --store=memory or --store=bridge")
+		return conform.NotImplemented("the embedded blocks have no chat-sdk-state module yet; check a state adapter with --store=memory or --store=bridge")
 	}
 	switch suite {
 	case conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder:
-		return errors.New("the " + suite + " suite checks the adapter's own code, not a block; run it with --store=bridge")
+		return conform.NotImplemented("checks an adapter's own code, not a block: use --store=bridge")
 	}
 	return p.missing[suite]
 }
