@@ -95,7 +95,8 @@ func FailureText(res Result) string {
 }
 
 // Annotations returns the report as GitHub annotations: an error per
-// failed case and a notice with the summary.
+// failed case, a notice naming the suites left out, if any, and a notice
+// with the summary.
 func (r *Report) Annotations() []report.Annotation {
 	var out []report.Annotation
 	for _, res := range r.Results {
@@ -103,6 +104,14 @@ func (r *Report) Annotations() []report.Annotation {
 			out = append(out, report.Annotation{Level: report.LevelError, Title: "conform " + res.ID,
 				Message: "rule: " + res.Rule + "\n" + strings.TrimRight(FailureText(res), "\n")})
 		}
+	}
+	if len(r.LeftOut) > 0 {
+		var lines []string
+		for _, l := range r.LeftOut {
+			lines = append(lines, fmt.Sprintf("%s (%d cases): %s", l.Suite, l.Cases, l.Reason))
+		}
+		out = append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform (suites not selected)",
+			Message: r.Store + " does not implement them; name one with --suite to run it anyway\n" + strings.Join(lines, "\n")})
 	}
 	return append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform", Message: Summary(r)})
 }

@@ -74,3 +74,38 @@ func TestReportForms(t *testing.T) {
 		}
 	}
 }
+
+// The suites a run left out appear in the JSON document and as one GitHub
+// notice before the summary; a run that left none out has an empty list.
+func TestReportLeftOut(t *testing.T) {
+	rep := sampleReport()
+	var b bytes.Buffer
+	if err := report.WriteJSON(&b, rep.Document()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"leftOut": []`) {
+		t.Errorf("json without left-out suites lacks an empty leftOut:\n%s", b.String())
+	}
+	rep.LeftOut = []conform.LeftOut{{Suite: "credentials", Cases: 11, Reason: "adapter code"}, {Suite: "builder", Cases: 8, Reason: "adapter code"}}
+	b.Reset()
+	if err := report.WriteJSON(&b, rep.Document()); err != nil {
+		t.Fatal(err)
+	}
+	if want := `"leftOut": [
+    {
+      "suite": "credentials",
+      "cases": 11,
+      "reason": "adapter code"
+    },`; !strings.Contains(b.String(), want) {
+		t.Errorf("json lacks %s:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := report.WriteGitHub(&b, rep.Annotations(), ""); err != nil {
+		t.Fatal(err)
+	}
+	want := "::notice title=bsadapter conform (suites not selected)::memory does not implement them; name one with --suite to run it anyway%0Acredentials (11 cases): adapter code%0Abuilder (8 cases): adapter code\n" +
+		"::notice title=bsadapter conform::3 cases against memory: 1 passed, 1 failed, 1 skipped in 2.00s\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("github:\n%s\nwant it to end with:\n%s", b.String(), want)
+	}
+}
