@@ -588,12 +588,20 @@ func (r pgRegistry) Record(ctx context.Context, in conform.RunRecord) (string, e
 	return id, err
 }
 
-func (r pgRegistry) one(ctx context.Context, sql, ref string) (*conform.WorkflowRun, error) {
+// The registry's reads and its cancel request are the same SQL for the
+// service role and for any other caller; only the way in differs. in runs
+// fn on a query path: a plain connection (the service role), or a
+// transaction that takes a caller's claims and role.
+type runReads struct {
+	in func(ctx context.Context, fn func(q queryer) error) error
+}
+
+func (r runReads) one(ctx context.Context, sql, ref string) (*conform.WorkflowRun, error) {
 	var run conform.WorkflowRun
 	var found bool
-	err := r.db.with(ctx, func(c *pgx.Conn) error {
+	err := r.in(ctx, func(q queryer) error {
 		var err error
-		found, err = jsonInto(ctx, c, &run, sql, ref)
+		found, err = jsonInto(ctx, q, &run, sql, ref)
 		return err
 	})
 	if err != nil || !found {
@@ -605,22 +613,22 @@ func (r pgRegistry) one(ctx context.Context, sql, ref string) (*conform.Workflow
 	return &run, nil
 }
 
-func (r pgRegistry) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+func (r runReads) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
 	return r.one(ctx, "select better_supabase.workflow_run_get($1)", ref)
 }
 
-func (r pgRegistry) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+func (r runReads) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
 	return r.one(ctx, "select better_supabase.request_workflow_cancel($1)", ref)
 }
 
-func (r pgRegistry) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
+func (r runReads) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
 	limit := f.Max
 	if limit == 0 {
 		limit = 50
 	}
 	out := []conform.WorkflowRun{}
-	err := r.db.with(ctx, func(c *pgx.Conn) error {
-		_, err := jsonInto(ctx, c, &out, "select better_supabase.workflow_runs_list($1::uuid, $2, $3, $4, $5::timestamptz)",
+	err := r.in(ctx, func(q queryer) error {
+		_, err := jsonInto(ctx, q, &out, "select better_supabase.workflow_runs_list($1::uuid, $2, $3, $4, $5::timestamptz)",
 			nullable(f.Tenant), nullable(f.Definition), nullable(f.Status), limit, f.Before)
 		return err
 	})
@@ -630,6 +638,25 @@ func (r pgRegistry) List(ctx context.Context, f conform.RunFilter) ([]conform.Wo
 		}
 	}
 	return out, err
+}
+
+// reads are the registry's reads as the service role.
+func (r pgRegistry) reads() runReads {
+	return runReads{in: func(ctx context.Context, fn func(queryer) error) error {
+		return r.db.with(ctx, func(c *pgx.Conn) error { return fn(c) })
+	}}
+}
+
+func (r pgRegistry) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+	return r.reads().Get(ctx, ref)
+}
+
+func (r pgRegistry) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+	return r.reads().RequestCancel(ctx, ref)
+}
+
+func (r pgRegistry) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
+	return r.reads().List(ctx, f)
 }
 
 func (r pgRegistry) Purge(ctx context.Context, olderThan time.Duration, batch int) (int, error) {
@@ -667,55 +694,10 @@ func (r pgRegistry) Grant(ctx context.Context, user, tenant, permission string) 
 
 // As returns the registry as caller c sees it: every call in a
 // transaction that takes c's claims and role.
-func (r pgRegistry) As(c conform.Caller) conform.RegistryView { return pgRegistryView{r, c} }
-
-type pgRegistryView struct {
-	r   pgRegistry
-	who conform.Caller
-}
-
-func (v pgRegistryView) one(ctx context.Context, sql, ref string) (*conform.WorkflowRun, error) {
-	var run conform.WorkflowRun
-	var found bool
-	err := v.r.db.as(ctx, v.who, func(tx pgx.Tx) error {
-		var err error
-		found, err = jsonInto(ctx, tx, &run, sql, ref)
-		return err
-	})
-	if err != nil || !found {
-		return nil, err
-	}
-	if run.Attributes == nil {
-		run.Attributes = map[string]any{}
-	}
-	return &run, nil
-}
-
-func (v pgRegistryView) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
-	return v.one(ctx, "select better_supabase.workflow_run_get($1)", ref)
-}
-
-func (v pgRegistryView) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
-	return v.one(ctx, "select better_supabase.request_workflow_cancel($1)", ref)
-}
-
-func (v pgRegistryView) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
-	limit := f.Max
-	if limit == 0 {
-		limit = 50
-	}
-	out := []conform.WorkflowRun{}
-	err := v.r.db.as(ctx, v.who, func(tx pgx.Tx) error {
-		_, err := jsonInto(ctx, tx, &out, "select better_supabase.workflow_runs_list($1::uuid, $2, $3, $4, $5::timestamptz)",
-			nullable(f.Tenant), nullable(f.Definition), nullable(f.Status), limit, f.Before)
-		return err
-	})
-	for i := range out {
-		if out[i].Attributes == nil {
-			out[i].Attributes = map[string]any{}
-		}
-	}
-	return out, err
+func (r pgRegistry) As(c conform.Caller) conform.RegistryView {
+	return runReads{in: func(ctx context.Context, fn func(queryer) error) error {
+		return r.db.as(ctx, c, func(tx pgx.Tx) error { return fn(tx) })
+	}}
 }
 
 func (r pgRegistry) AgeRun(ctx context.Context, id string, d time.Duration) error {
