@@ -25,8 +25,10 @@ import (
 // once create it once (the engine refuses the second name); an advisory
 // lock in the server makes them prepare the template once. A kept
 // container that is stopped is started again; one that does not answer,
-// or that is not what its name says, is removed and created again. It
-// stays until removed with
+// or that is not what its name says, is removed and created again. The
+// run that creates a kept container removes the image's others (another
+// key: older blocks or an older image of the name) that no run uses; a
+// kept container otherwise stays until removed with
 //
 //	docker rm -f $(docker ps -aq --filter label=org.bsadapter.kept)
 
@@ -110,6 +112,14 @@ func (d *dockerClient) startKept(ctx context.Context, opts Options, image string
 				return nil, err
 			}
 			s.logf("pgserver: PostgreSQL container %s ready in %v (%s %s; remove it with docker rm -f %s)", image, time.Since(begin).Round(time.Millisecond), how, name, name)
+			if c.created {
+				// The first run of changed blocks, or of a changed image
+				// under the same name, supersedes that image's other kept
+				// containers.
+				for _, gone := range d.removeSuperseded(ctx, image, key) {
+					s.logf("pgserver: docker: removed the kept container %s, superseded by %s (no run was using it)", gone, name)
+				}
+			}
 			return s, nil
 		}
 		if ctx.Err() != nil {
@@ -336,6 +346,71 @@ func envValue(env []string, name string) (string, bool) {
 func headline(err error) string {
 	line, _, _ := strings.Cut(err.Error(), "\n")
 	return line
+}
+
+// removeSuperseded removes the containers kept for image under a key other
+// than key (other blocks, or an older image of that name) that no run is
+// using, and returns their names. A stopped one holds nothing (its data
+// was on a tmpfs). A running one is in use while a client other than this
+// check is connected or a run's database is in it, after the databases of
+// killed runs are dropped; under the advisory lock that runs take to
+// prepare the template, so that no run is setting up in it meanwhile. One
+// in use stays, for the next run that creates a kept container to try
+// again; everything here is best effort and fails quietly.
+func (d *dockerClient) removeSuperseded(ctx context.Context, image, key string) []string {
+	filters, _ := json.Marshal(map[string][]string{"label": {keptImageLabel + "=" + image}})
+	var list []struct {
+		ID     string            `json:"Id"`
+		Names  []string          `json:"Names"`
+		State  string            `json:"State"`
+		Labels map[string]string `json:"Labels"`
+	}
+	if d.do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {string(filters)}}, nil, &list) != nil {
+		return nil
+	}
+	var removed []string
+	for _, c := range list {
+		if c.Labels[keptLabel] == key || c.Labels[keptLabel] == "" || len(c.Names) == 0 {
+			continue
+		}
+		if c.State == "running" && !d.keptIdle(ctx, c.ID) {
+			continue
+		}
+		if d.removeContainer(ctx, c.ID) == nil {
+			removed = append(removed, strings.TrimPrefix(c.Names[0], "/"))
+		}
+	}
+	return removed
+}
+
+// keptIdle reports whether no run uses the running kept container id.
+// It answers false whenever it cannot tell.
+func (d *dockerClient) keptIdle(ctx context.Context, id string) bool {
+	st, err := d.inspect(ctx, id)
+	if err != nil || time.Since(st.State.StartedAt) < keptYoung {
+		return false // a young container may be a run's, still starting
+	}
+	password, _ := envValue(st.Config.Env, "POSTGRES_PASSWORD")
+	base, err := d.keptBase(ctx, kept{id: id, password: password})
+	if err != nil {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := (&Server{base: base}).Connect(cctx, "postgres")
+	if err != nil {
+		return false
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var locked bool
+	if conn.QueryRow(cctx, "select pg_try_advisory_lock($1)", int64(keptLockID)).Scan(&locked) != nil || !locked {
+		return false
+	}
+	sweepDatabases(cctx, conn)
+	var busy bool
+	err = conn.QueryRow(cctx, `select exists (select from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid())
+		or exists (select from pg_database where datname like 'bsadapter\_%' and datname <> $1)`, TemplateName).Scan(&busy)
+	return err == nil && !busy
 }
 
 // whichDocker describes, for Which, what a docker run would find on the
