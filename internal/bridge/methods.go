@@ -57,6 +57,12 @@ const (
 	MethodRunList          = "runRegistry.list"          // RunRegistry.list
 	MethodRunRequestCancel = "runRegistry.requestCancel" // RunRegistry.requestCancel
 	MethodRunPurge         = "runRegistry.purge"         // RunRegistry.purge
+	// MethodRunGrant (version 2, capability runRegistry.callers) gives a
+	// user a permission in a tenant, {"user", "tenant", "permission"}, as
+	// the access module's grant would. A store that cannot grant (its
+	// permissions live elsewhere) answers it with method not found, and
+	// the cases that need a grant are skipped.
+	MethodRunGrant = "runRegistry.grant"
 )
 
 // The capability groups a bridge declares in its initialize answer; a
@@ -82,4 +88,8 @@ const (
 	CapStreamLiveRead = "streamStore.liveRead"      // readLive, abortRead and their notifications
 	CapStreamStatus   = "streamStore.statusDetails" // status also carries kind and expiresAt
 	CapStreamCallers  = "streamStore.callers"       // requests may carry a caller
+	// CapRunCallers: runRegistry.get, .list and .requestCancel may carry a
+	// caller, answered as the workflows block's rules would for it, and
+	// runRegistry.grant gives members their permissions.
+	CapRunCallers = "runRegistry.callers"
 )

@@ -320,13 +320,10 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 	need := map[conform.Feature]string{
 		conform.FeatureIdentity: "streamStore.identity", conform.FeatureBoundedRead: "streamStore.readPage",
 		conform.FeatureLiveRead: "streamStore.liveRead", conform.FeatureStatusDetails: "streamStore.statusDetails",
-		conform.FeatureCallers: "streamStore.callers",
+		conform.FeatureCallers: "streamStore.callers", conform.FeatureTenants: "runRegistry.callers",
 	}
 	skipped := 0
 	for _, c := range conform.Cases() {
-		if c.Needs == conform.FeatureTenants && c.Suite != conform.SuiteChat {
-			skipped++ // no protocol version has registry callers yet
-		}
 		capName, ok := need[c.Needs]
 		if !ok || c.Suite == conform.SuiteChat {
 			continue
@@ -342,9 +339,12 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 	}
 	owners := 0
 	for _, c := range conform.Cases() {
-		if c.Needs == conform.FeatureCallers {
+		if c.Suite != conform.SuiteChat && (c.Needs == conform.FeatureCallers || c.Needs == conform.FeatureTenants) {
 			owners++
 		}
+	}
+	if want := "\n    capability runRegistry.callers (tenant permissions): registry/actor-sees-own-run, "; !strings.Contains(out.String(), want) {
+		t.Errorf("the list of cases not run lacks %q:\n%s", want, out.String())
 	}
 	if want := "\n    capability streamStore.liveRead (incremental live read): streams/live-read-incremental, "; !strings.Contains(out.String(), want) {
 		t.Errorf("the list of cases not run lacks %q:\n%s", want, out.String())

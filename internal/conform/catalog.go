@@ -100,14 +100,18 @@ skipped, with the reason, where it is missing:
 | incremental live read (chunks as they come, abort) | yes: ` + "`stream_read`" + ` pages, polled | yes | ` + "`" + bridge.CapStreamLiveRead + "`" + ` |
 | status kind and expiry | yes | yes | ` + "`" + bridge.CapStreamStatus + "`" + ` |
 | caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | ` + "`" + bridge.CapStreamCallers + "`" + ` |
-| tenant permissions (registry visibility by tenant) | yes | yes | no: the protocol has no registry callers yet |
+| tenant permissions (registry visibility by tenant) | yes | yes | ` + "`" + bridge.CapRunCallers + "`" + ` |
 | movable clock (chat-state's TTLs) | yes: timestamps are shifted through SQL | yes | ` + "`" + bridge.CapClock + "`" + ` |
 
 A bridge with ` + "`" + bridge.CapStreamCallers + "`" + ` receives
 ` + "`\"caller\": {\"role\": \"authenticated\", \"sub\": \"<uuid>\"}`" + ` or
 ` + "`{\"role\": \"anon\"}`" + ` in the params of ` + "`streamStore.read`, `readLive`, `status`, `cancel` and `append`" + `,
-and must answer as row-level security would for that caller. A run without
-callers says in its summary how many owner rules did not run.
+and must answer as row-level security would for that caller. A bridge with
+` + "`" + bridge.CapRunCallers + "`" + ` receives the same in the params of
+` + "`runRegistry.get`, `list` and `requestCancel`" + `, answered as the
+workflows block's rules would, and gives members their permissions through
+` + "`" + bridge.MethodRunGrant + "`" + `. A run without callers says in its
+summary how many owner rules did not run.
 `)
 	all := Cases()
 	for _, suite := range Suites {

@@ -116,8 +116,9 @@ func (r *Report) Annotations() []report.Annotation {
 	return append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform", Message: Summary(r)})
 }
 
-// Summary is the report's one-line summary. A run in which the owner
-// rules did not run (the store takes no callers) says how many.
+// Summary is the report's one-line summary. A run in which owner rules
+// did not run (the store takes no callers, or its registry takes none or
+// cannot grant permissions) says how many.
 func Summary(r *Report) string {
 	notRun := ""
 	if n := r.Count(NotRun); n > 0 {
@@ -125,8 +126,12 @@ func Summary(r *Report) string {
 	}
 	s := fmt.Sprintf("%d cases against %s: %d passed, %d failed, %d skipped%s in %.2fs",
 		len(r.Results), r.Store, r.Count(Pass), r.Count(Fail), r.Count(Skipped), notRun, r.Elapsed.Seconds())
-	if n := r.SkippedFor(FeatureCallers); n > 0 {
-		s += fmt.Sprintf("; %d owner rules did not run: the store takes no caller identity", n)
+	streams, tenants := r.SkippedFor(FeatureCallers), r.SkippedFor(FeatureTenants)
+	switch {
+	case tenants == 0 && streams > 0:
+		s += fmt.Sprintf("; %d owner rules did not run: the store takes no caller identity", streams)
+	case tenants > 0:
+		s += fmt.Sprintf("; %d owner rules did not run: the store takes no caller identity or grants no tenant permissions", streams+tenants)
 	}
 	return s
 }

@@ -125,6 +125,7 @@ var featureCaps = map[conform.Feature]string{
 	conform.FeatureLiveRead:      bridge.CapStreamLiveRead,
 	conform.FeatureStatusDetails: bridge.CapStreamStatus,
 	conform.FeatureCallers:       bridge.CapStreamCallers,
+	conform.FeatureTenants:       bridge.CapRunCallers,
 }
 
 // Missing says which capability a feature needs when the bridge did not
@@ -212,7 +213,10 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		// whose capability the bridge lacks before they call one (Missing).
 		s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
 	case conform.SuiteRegistry:
-		s.Registry = bridgeRegistry{b}
+		s.Registry = bridgeRegistry{b, nil}
+		if b.c.Version() >= 2 && b.c.Capabilities().Has(bridge.CapRunCallers) {
+			s.Registry = bridgeCallerRegistry{bridgeRegistry{b, nil}}
+		}
 	case conform.SuiteChatState:
 		release, err := b.chatStateSubject(ctx, c, s)
 		return s, release, err
@@ -245,6 +249,12 @@ func (b *Store) callTimeout(ctx context.Context, timeout time.Duration, method s
 	} else {
 		err = b.c.Call(ctx, method, params, result)
 	}
+	return b.mapErr(err)
+}
+
+// mapErr maps the bridge's error answer onto the contract's errors, and
+// remembers a transport fault that leaves the bridge unusable.
+func (b *Store) mapErr(err error) error {
 	var rpc *bridge.RPCError
 	if errors.As(err, &rpc) {
 		return &conform.StoreError{Hint: rpc.Hint(), Message: rpc.Error()}
@@ -402,7 +412,38 @@ func (b bridgeStreams) Purge(ctx context.Context, olderThan time.Duration) (int,
 	return res.Purged, err
 }
 
-type bridgeRegistry struct{ b *Store }
+// bridgeRegistry drives the registry as the service role, or, with a
+// caller, as that caller (capability runRegistry.callers).
+type bridgeRegistry struct {
+	b      *Store
+	caller *conform.Caller
+}
+
+// bridgeCallerRegistry is a bridgeRegistry whose bridge takes callers and
+// grants permissions.
+type bridgeCallerRegistry struct{ bridgeRegistry }
+
+func (r bridgeCallerRegistry) As(c conform.Caller) conform.RegistryView {
+	return bridgeRegistry{r.b, &c}
+}
+
+// Grant is runRegistry.grant. A bridge that answers it with method not
+// found has a store that cannot grant: the case is skipped (ErrNoGrants).
+func (r bridgeCallerRegistry) Grant(ctx context.Context, user, tenant, permission string) error {
+	err := r.b.c.Call(ctx, bridge.MethodRunGrant, map[string]any{"user": user, "tenant": tenant, "permission": permission}, nil)
+	var rpc *bridge.RPCError
+	if errors.As(err, &rpc) && rpc.Code == bridge.CodeMethodNotFound {
+		return fmt.Errorf("%w: the bridge answers %s with method not found", conform.ErrNoGrants, bridge.MethodRunGrant)
+	}
+	return r.b.mapErr(err)
+}
+
+func (b bridgeRegistry) params(p map[string]any) map[string]any {
+	if b.caller != nil {
+		p["caller"] = b.caller
+	}
+	return p
+}
 
 // decodeRun decodes a run from raw JSON with plain float64 numbers, as
 // the other stores produce them.
@@ -432,7 +473,7 @@ func (b bridgeRegistry) Get(ctx context.Context, ref string) (*conform.WorkflowR
 	var res struct {
 		Run json.RawMessage `json:"run"`
 	}
-	if err := b.b.call(ctx, bridge.MethodRunGet, map[string]any{"run": ref}, &res); err != nil {
+	if err := b.b.call(ctx, bridge.MethodRunGet, b.params(map[string]any{"run": ref}), &res); err != nil {
 		return nil, err
 	}
 	return decodeRun(res.Run)
@@ -442,7 +483,11 @@ func (b bridgeRegistry) List(ctx context.Context, f conform.RunFilter) ([]confor
 	var res struct {
 		Runs []json.RawMessage `json:"runs"`
 	}
-	if err := b.b.call(ctx, bridge.MethodRunList, f, &res); err != nil {
+	params := struct {
+		conform.RunFilter
+		Caller *conform.Caller `json:"caller,omitempty"`
+	}{f, b.caller}
+	if err := b.b.call(ctx, bridge.MethodRunList, params, &res); err != nil {
 		return nil, err
 	}
 	out := []conform.WorkflowRun{}
@@ -462,7 +507,7 @@ func (b bridgeRegistry) RequestCancel(ctx context.Context, ref string) (*conform
 	var res struct {
 		Run json.RawMessage `json:"run"`
 	}
-	if err := b.b.call(ctx, bridge.MethodRunRequestCancel, map[string]any{"run": ref}, &res); err != nil {
+	if err := b.b.call(ctx, bridge.MethodRunRequestCancel, b.params(map[string]any{"run": ref}), &res); err != nil {
 		return nil, err
 	}
 	return decodeRun(res.Run)

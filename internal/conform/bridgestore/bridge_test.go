@@ -58,13 +58,24 @@ func outcomes(rep *conform.Report, o conform.Outcome) []string {
 
 // chatCases are the cases the example store does not run: every suite but
 // streams and registry (the protocol has no chat methods, and the store
-// declares none of the other interfaces), and the registry's caller cases,
-// for which the protocol has no caller identity yet.
+// declares none of the other interfaces).
 func chatCases() []string {
 	var ids []string
 	for _, c := range conform.Cases() {
-		if !storeSuite(c.Suite) || c.Needs == conform.FeatureTenants {
+		if !storeSuite(c.Suite) {
 			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+// storeSkips returns the streams and registry cases of rep that were
+// skipped, found by their IDs' prefix: a complete store has none.
+func storeSkips(rep *conform.Report) []string {
+	var ids []string
+	for _, r := range rep.Results {
+		if r.Outcome == conform.Skipped && (strings.HasPrefix(r.ID, "streams/") || strings.HasPrefix(r.ID, "registry/")) {
+			ids = append(ids, r.ID+" ("+r.Reason+")")
 		}
 	}
 	return ids
@@ -75,7 +86,7 @@ func chatCases() []string {
 func needing(features ...conform.Feature) []string {
 	var ids []string
 	for _, c := range conform.Cases() {
-		if storeSuite(c.Suite) && c.Needs != conform.FeatureTenants && slices.Contains(features, c.Needs) {
+		if storeSuite(c.Suite) && slices.Contains(features, c.Needs) {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -103,6 +114,9 @@ func TestBridgeNodeStorePasses(t *testing.T) {
 			if f := conformtest.Failures(rep); f != "" {
 				t.Errorf("the correct node store failed cases:\n%s", f)
 			}
+			if got := storeSkips(rep); len(got) > 0 {
+				t.Errorf("a complete store skipped streams and registry cases: %v", got)
+			}
 			if got := outcomes(rep, conform.Skipped); !sameSet(got, chatCases()) {
 				t.Errorf("skipped cases:\n got %v\nwant only the chat suite", got)
 			}
@@ -120,12 +134,12 @@ func TestBridgeVersion1(t *testing.T) {
 	if f := conformtest.Failures(rep); f != "" {
 		t.Errorf("the version 1 node store failed cases:\n%s", f)
 	}
-	v2 := needing(conform.FeatureIdentity, conform.FeatureBoundedRead, conform.FeatureLiveRead, conform.FeatureStatusDetails)
+	v2 := needing(conform.FeatureIdentity, conform.FeatureBoundedRead, conform.FeatureLiveRead, conform.FeatureStatusDetails, conform.FeatureTenants)
 	if got := outcomes(rep, conform.Skipped); !sameSet(got, append(v2, chatCases()...)) {
 		t.Errorf("skipped cases:\n got %v\nwant %v and chat", got, v2)
 	}
 	for _, r := range rep.Results {
-		if r.Outcome != conform.Skipped || !storeSuite(r.Suite) || r.Needs == conform.FeatureTenants {
+		if r.Outcome != conform.Skipped || !storeSuite(r.Suite) {
 			continue
 		}
 		capName := bridgestore.Capability(r.Needs)
@@ -162,6 +176,9 @@ func TestBrokenBridgesCaught(t *testing.T) {
 		{"kind-lost", nil, []string{"streams/status-kind-and-expiry"}, 0},
 		{"purge-young", nil, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}, 0},
 		{"purge-young", []string{"--no-clock"}, []string{"registry/purge-keeps-recent-runs", "registry/purge-terminal-past-window"}, 0},
+		{"runs-leak", nil, []string{"registry/actor-sees-own-run", "registry/tenant-members-read-with-workflow-read"}, 0},
+		{"read-any-tenant", nil, []string{"registry/tenant-members-read-with-workflow-read"}, 0},
+		{"cancel-anyone", nil, []string{"registry/cancel-by-actor-or-tenant-admin"}, 0},
 		// One case at a time, the cases find the same faults.
 		{"racy-append", nil, []string{"streams/concurrent-writers-same-index", "streams/overlapping-retry-stored-once"}, 1},
 		{"vanish-expired", []string{"--no-clock"}, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}, 1},
@@ -206,4 +223,48 @@ func TestBridgeUndeclaredIsSkipped(t *testing.T) {
 	if want := fmt.Sprintf("; %d owner rules did not run", len(owners)); !strings.Contains(conform.Summary(rep), want) {
 		t.Errorf("summary %q does not say %q", conform.Summary(rep), want)
 	}
+}
+
+// A bridge without callers skips the registry's caller cases too, each
+// naming runRegistry.callers, and counts them among the owner rules that
+// did not run. One whose store takes callers but cannot grant (it answers
+// runRegistry.grant with method not found) runs the actor's case and
+// skips those that need a grant.
+func TestBridgeRegistryCallersUndeclared(t *testing.T) {
+	tenants := needing(conform.FeatureTenants)
+	t.Run("no-callers", func(t *testing.T) {
+		t.Parallel()
+		rep := runAll(t, nodeStore(t, "--no-callers"))
+		if f := conformtest.Failures(rep); f != "" {
+			t.Errorf("unexpected failures:\n%s", f)
+		}
+		for _, r := range rep.Results {
+			if slices.Contains(tenants, r.ID) && (r.Outcome != conform.Skipped || !strings.Contains(r.Reason, bridge.CapRunCallers)) {
+				t.Errorf("%s: %s (%s), want skipped naming %s", r.ID, r.Outcome, r.Reason, bridge.CapRunCallers)
+			}
+		}
+		owners := len(needing(conform.FeatureCallers)) + len(tenants)
+		if want := fmt.Sprintf("; %d owner rules did not run: ", owners); !strings.Contains(conform.Summary(rep), want) {
+			t.Errorf("summary %q does not say %q", conform.Summary(rep), want)
+		}
+	})
+	t.Run("no-grants", func(t *testing.T) {
+		t.Parallel()
+		rep := runAll(t, nodeStore(t, "--no-grants"))
+		if f := conformtest.Failures(rep); f != "" {
+			t.Errorf("unexpected failures:\n%s", f)
+		}
+		want := []string{"registry/tenant-members-read-with-workflow-read", "registry/cancel-by-actor-or-tenant-admin"}
+		if got := outcomes(rep, conform.Skipped); !sameSet(got, append(want, chatCases()...)) {
+			t.Errorf("skipped: got %v, want %v and chat", got, want)
+		}
+		for _, r := range rep.Results {
+			if slices.Contains(want, r.ID) && !strings.Contains(r.Reason, bridge.MethodRunGrant) {
+				t.Errorf("%s skipped for %q, want %s named", r.ID, r.Reason, bridge.MethodRunGrant)
+			}
+		}
+		if want := fmt.Sprintf("; %d owner rules did not run: ", len(want)); !strings.Contains(conform.Summary(rep), want) {
+			t.Errorf("summary %q does not say %q", conform.Summary(rep), want)
+		}
+	})
 }

@@ -61,4 +61,4 @@ func (e bridgeEngine) EngineCancelled(ctx context.Context, id string) (bool, err
 	return res.Cancelled, err
 }
 
-func (e bridgeEngine) Registry() conform.RunRegistry { return bridgeRegistry{e.p.b} }
+func (e bridgeEngine) Registry() conform.RunRegistry { return bridgeRegistry{e.p.b, nil} }

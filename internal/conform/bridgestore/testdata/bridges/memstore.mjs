@@ -21,8 +21,12 @@
 //   --bug=abort-ignored     an aborted live read goes on delivering
 //   --bug=kind-lost         status says kind "default" whatever the stream's
 //   --bug=purge-young       the registry purges terminal runs of any age
+//   --bug=runs-leak         every caller, anon too, reads every run
+//   --bug=read-any-tenant   workflow.read in one tenant reads every tenant's runs
+//   --bug=cancel-anyone     any caller's cancel request goes through
 //   --v1                    speak protocol version 1 (no optional capabilities)
-//   --no-callers            do not offer streamStore.callers
+//   --no-callers            do not offer streamStore.callers nor runRegistry.callers
+//   --no-grants             offer runRegistry.callers but not runRegistry.grant
 //   --no-clock              do not offer the injected clock (cases wait)
 //   --no-registry           declare only the StreamStore capability
 import { randomUUID } from "node:crypto";
@@ -238,7 +242,23 @@ const micros = (iso) => {
   const [, frac = "0"] = iso.replace(/Z$/, "").split(".");
   return Date.parse(iso.slice(0, 19) + "Z") * 1000 + Number(frac.padEnd(6, "0").slice(0, 6));
 };
-const findRun = (ref) => runs.find((r) => r.id === ref) ?? runs.find((r) => r.externalId === ref) ?? null;
+const findRun = (ref, seen = () => true) => runs.find((r) => r.id === ref && seen(r)) ?? runs.find((r) => r.externalId === ref && seen(r)) ?? null;
+
+// Callers of the registry (runRegistry.callers): no caller is the service
+// role. A user reads the runs it is the actor of and those of tenants
+// where it holds workflow.read; it may ask to cancel its own runs and
+// those of tenants where it holds workflow.admin. anon is refused.
+const grants = new Set();
+const isService = (caller) => !caller || caller.role === "service_role";
+const holds = (caller, tenant, permission) =>
+  tenant !== null && (grants.has(`${caller.sub} ${tenant} ${permission}`) || (bug === "read-any-tenant" && permission === "workflow.read" && [...grants].some((g) => g.startsWith(`${caller.sub} `) && g.endsWith(" workflow.read"))));
+function readsRun(caller, r) {
+  if (isService(caller) || bug === "runs-leak") return true;
+  return caller.role === "authenticated" && (r.actor === caller.sub || holds(caller, r.tenant, "workflow.read"));
+}
+function refuseAnon(caller) {
+  if (caller?.role === "anon" && bug !== "runs-leak") throw new StoreError("PERMISSION_DENIED", "anon may not call the registry");
+}
 
 const runRegistry = {
   record({ run }) {
@@ -266,19 +286,27 @@ const runRegistry = {
     runs.push(r);
     return { id: r.id };
   },
-  get({ run }) {
-    return { run: findRun(run) };
+  get({ run, caller }) {
+    refuseAnon(caller);
+    return { run: findRun(run, (r) => readsRun(caller, r)) };
   },
-  list({ tenant, definition, status, limit = 50, before } = {}) {
+  list({ tenant, definition, status, limit = 50, before, caller } = {}) {
+    refuseAnon(caller);
     const max = Math.min(Math.max(limit, 1), 500);
     const out = runs
+      .filter((r) => readsRun(caller, r))
       .filter((r) => (!tenant || r.tenant === tenant) && (!definition || r.definition === definition) && (!status || r.status === status) && (!before || micros(r.createdAt) < micros(before)))
       .sort((a, b) => micros(b.createdAt) - micros(a.createdAt));
     return { runs: out.slice(0, max) };
   },
-  requestCancel({ run }) {
+  requestCancel({ run, caller }) {
+    refuseAnon(caller);
     const r = findRun(run);
     if (!r) return { run: null };
+    // The right to cancel is checked before whether the run is finished.
+    if (!isService(caller) && bug !== "cancel-anyone" && r.actor !== caller.sub && !holds(caller, r.tenant, "workflow.admin")) {
+      throw new StoreError("WORKFLOW_FORBIDDEN", "you may not cancel this run");
+    }
     if (!TERMINAL.has(r.status)) {
       if (!r.cancelRequestedAt) r.cancelRequestedAt = nowISO();
       if (bug === "cancel-status") r.status = "cancelled";
@@ -296,6 +324,10 @@ const runRegistry = {
     }
     return { purged: n };
   },
+  grant({ user, tenant, permission }) {
+    grants.add(`${user} ${tenant} ${permission}`);
+    return {};
+  },
 };
 
 // ---- protocol ----
@@ -310,9 +342,11 @@ let version = 1;
 // What a version 2 bridge may leave out, by flag.
 const optional = {
   "streamStore.identity": true, "streamStore.readPage": true, "streamStore.liveRead": true, "streamStore.statusDetails": true,
-  "streamStore.callers": !args["no-callers"], clock: !args["no-clock"],
+  "streamStore.callers": !args["no-callers"], "runRegistry.callers": !args["no-callers"], clock: !args["no-clock"],
 };
-const v2Only = new Set(["streamStore.identity", "streamStore.readPage", "streamStore.readLive", "streamStore.abortRead", "clock.advance"]);
+const v2Only = new Set(["streamStore.identity", "streamStore.readPage", "streamStore.readLive", "streamStore.abortRead", "clock.advance", "runRegistry.grant"]);
+// The capability a version 2 method belongs to, where it is not its own.
+const capOf = { "clock.advance": "clock", "runRegistry.grant": "runRegistry.callers" };
 async function handle(msg) {
   const { id, method, params } = msg;
   if (method === "initialize") {
@@ -324,8 +358,8 @@ async function handle(msg) {
   if (method === "shutdown") return null;
   const [group, name] = method.split(".");
   const fn = groups[group]?.[name];
-  const declared = version === 2 ? optional[method === "clock.advance" ? "clock" : method] !== false : !v2Only.has(method);
-  if (!fn || !declared || (method === "streamStore.callers" && args["no-callers"]) || (group === "runRegistry" && args["no-registry"])) {
+  const declared = version === 2 ? optional[capOf[method] ?? method] !== false : !v2Only.has(method);
+  if (!fn || !declared || (method === "streamStore.callers" && args["no-callers"]) || (group === "runRegistry" && args["no-registry"]) || (method === "runRegistry.grant" && args["no-grants"])) {
     const e = new Error(`method not found: ${method}`);
     e.code = -32601;
     throw e;
