@@ -757,11 +757,20 @@ func chatStateCases() []Case {
 	for i := range cs {
 		cs[i].Suite = SuiteChatState
 		run := cs[i].Run
+		moves := cs[i].Needs == FeatureClock
+		// A case that moves the clock of a shared store (a bridge has one
+		// clock for the whole run) moves everyone's time: it runs as one
+		// whole-store step, with no other case of the store in flight,
+		// as the streams and registry cases that move it do.
+		cs[i].Isolated = cs[i].Isolated || moves
 		cs[i].Run = func(ctx context.Context, s *Subject) error {
 			// The cases race goroutines on the adapter; a store that gave
 			// none would crash them outside the runner's recover.
 			if s.ChatState == nil {
 				return errors.New("the store made a subject without a state adapter")
+			}
+			if moves && s.Shared && s.Clock != nil {
+				return s.alone(ctx, clockMove, func() error { return run(ctx, s) })
 			}
 			return run(ctx, s)
 		}

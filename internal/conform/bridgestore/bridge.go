@@ -25,9 +25,6 @@ type Store struct {
 	name    string
 	callers bool
 	n       atomic.Int64
-	// clockTurn is held by the one case at a time that moves the
-	// bridge's clock (see chatStateSubject).
-	clockTurn chan struct{}
 	// identity is what streamStore.identity answered (capability
 	// streamStore.identity).
 	identity *identity
@@ -66,7 +63,7 @@ func New(ctx context.Context, opts bridge.Options, options ...Option) (*Store, e
 	if err != nil {
 		return nil, err
 	}
-	b := &Store{c: c, name: "bridge: " + strings.Join(opts.Command, " "), clockTurn: make(chan struct{}, 1)}
+	b := &Store{c: c, name: "bridge: " + strings.Join(opts.Command, " ")}
 	if a := c.Adapter(); a.Name != "" {
 		b.name = "bridge: " + a.Name
 	}
@@ -218,8 +215,7 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 			s.Registry = bridgeCallerRegistry{bridgeRegistry{b, nil}}
 		}
 	case conform.SuiteChatState:
-		release, err := b.chatStateSubject(ctx, c, s)
-		return s, release, err
+		b.chatStateSubject(s)
 	case conform.SuiteCredentials:
 		s.Credentials = bridgeCredentials{b}
 	case conform.SuiteEngine:

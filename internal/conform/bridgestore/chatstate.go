@@ -19,25 +19,14 @@ func (b *Store) supportsChatState() error {
 }
 
 // chatStateSubject fills s with the bridge's state adapter, and its clock
-// when the bridge offers one. The clock is the whole bridge's, so a case
-// that moves it takes the clock's turn for as long as it runs: another
-// case's advance must not expire the short TTL it is watching. Cases that
-// do not move the clock use TTLs far longer than any advance, and run
-// alongside.
-func (b *Store) chatStateSubject(ctx context.Context, c *conform.Case, s *conform.Subject) (func(), error) {
+// when the bridge offers one. The clock is the whole bridge's: the cases
+// that move it run as whole-store steps (the runner's gate), with no other
+// case of the bridge in flight; the others use TTLs far longer than any
+// move.
+func (b *Store) chatStateSubject(s *conform.Subject) {
 	s.ChatState = bridgeChatState{b}
-	if !b.c.Capabilities().Has(bridge.CapClock) {
-		return func() {}, nil
-	}
-	s.Clock = bridgeClock{b}
-	if c.Needs != conform.FeatureClock {
-		return func() {}, nil
-	}
-	select {
-	case b.clockTurn <- struct{}{}:
-		return func() { <-b.clockTurn }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the clock's turn: %w", ctx.Err())
+	if b.c.Capabilities().Has(bridge.CapClock) {
+		s.Clock = bridgeClock{b}
 	}
 }
 

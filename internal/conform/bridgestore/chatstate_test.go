@@ -1,8 +1,11 @@
 package bridgestore_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
@@ -69,5 +72,50 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
 			}
 		})
+	}
+}
+
+// The chat-state cases that move the bridge's one clock do so with no
+// other case of the bridge in flight: cases that watch the clock while
+// they run, mixed among them, never see it jump.
+func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
+	st := chatStateBridge(t)
+	var moving, cases []conform.Case
+	for _, c := range conform.Cases() {
+		if c.Suite == conform.SuiteChatState && c.Needs == conform.FeatureClock {
+			moving = append(moving, c)
+		}
+	}
+	if len(moving) == 0 {
+		t.Fatal("no chat-state case moves the clock")
+	}
+	const watch = 300 * time.Millisecond
+	for i, c := range moving {
+		cases = append(cases, conform.Case{ID: fmt.Sprintf("chat-state/watch-clock-%d", i), Suite: conform.SuiteChatState,
+			Rule: "the store's clock does not jump while this case runs", Run: func(ctx context.Context, s *conform.Subject) error {
+				before, err := s.Clock.Advance(ctx, 0)
+				if err != nil {
+					return err
+				}
+				start := time.Now()
+				time.Sleep(watch)
+				after, err := s.Clock.Advance(ctx, 0)
+				if err != nil {
+					return err
+				}
+				if jump := after.Sub(before) - time.Since(start); jump > watch {
+					return fmt.Errorf("the clock jumped %s while the case ran", jump.Round(time.Millisecond))
+				}
+				return nil
+			}}, c)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	rep := conform.Run(ctx, st, cases, conform.Options{Parallel: 8})
+	if f := conformtest.Failures(rep); f != "" {
+		t.Errorf("failed cases:\n%s", f)
+	}
+	if n := rep.Count(conform.Pass); n != len(cases) {
+		t.Errorf("%d of %d cases passed", n, len(cases))
 	}
 }
