@@ -403,27 +403,33 @@ func writeLeftOut(w io.Writer, st Style, rep *conform.Report) {
 // writeNotRun lists, by the capability (or feature) they need, the cases
 // skipped for lack of one: what the store would have to offer to run them.
 func writeNotRun(w io.Writer, st Style, rep *conform.Report) {
-	var order []conform.Feature
-	byNeed := map[conform.Feature][]string{}
+	var order []string
+	byNeed := map[string][]string{}
 	for _, r := range rep.Results {
 		if r.Outcome != conform.Skipped || r.Needs == "" {
 			continue
 		}
-		if _, ok := byNeed[r.Needs]; !ok {
-			order = append(order, r.Needs)
+		need := string(r.Needs)
+		if c := bridgestore.Capability(r.Needs); c != "" && strings.HasPrefix(rep.Store, "bridge") {
+			if strings.Contains(r.Reason, c) {
+				need = "capability " + c + " (" + need + ")"
+			} else {
+				// The bridge has the capability; the case was skipped for
+				// another reason (a store that cannot grant permissions).
+				need += " (" + r.Reason + ")"
+			}
 		}
-		byNeed[r.Needs] = append(byNeed[r.Needs], r.ID)
+		if _, ok := byNeed[need]; !ok {
+			order = append(order, need)
+		}
+		byNeed[need] = append(byNeed[need], r.ID)
 	}
 	if len(order) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "%s these cases did not run, by what they need:\n", st.Yellow(conform.Skipped.Mark()))
-	for _, f := range order {
-		need := string(f)
-		if c := bridgestore.Capability(f); c != "" && strings.HasPrefix(rep.Store, "bridge") {
-			need = "capability " + c + " (" + need + ")"
-		}
-		fmt.Fprintf(w, "    %s: %s\n", need, strings.Join(byNeed[f], ", "))
+	for _, need := range order {
+		fmt.Fprintf(w, "    %s: %s\n", need, strings.Join(byNeed[need], ", "))
 	}
 }
 

@@ -356,3 +356,35 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 		t.Errorf("the summary lacks %q:\n%s", want, out.String())
 	}
 }
+
+// A bridge whose store takes callers but cannot grant permissions runs the
+// registry's actor case and lists the cases that need a grant as not run,
+// with the reason rather than a capability it does declare.
+func TestConformBridgeWithoutGrantsSaysWhatDidNotRun(t *testing.T) {
+	node := testenv.Node(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(root, "internal", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs")
+	var out, errb bytes.Buffer
+	code := Main([]string{"conform", "--bridge", fmt.Sprintf("'%s' '%s' --no-grants", node, store), "--suite", "registry"}, Stdio{
+		In: strings.NewReader(""), Out: &out, Err: &errb,
+		Env: func(k string) (string, bool) { return "", false },
+	})
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{
+		"\n    tenant permissions (the store cannot grant permissions in a tenant: the bridge answers runRegistry.grant with method not found): registry/tenant-members-read-with-workflow-read, registry/cancel-by-actor-or-tenant-admin\n",
+		", 2 skipped in ",
+		"; 2 owner rules did not run: the store takes no caller identity or grants no tenant permissions\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "capability runRegistry.callers") {
+		t.Errorf("the output names a capability the bridge declares:\n%s", out.String())
+	}
+}
