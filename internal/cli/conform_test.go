@@ -245,24 +245,33 @@ func checkLeftOut(t *testing.T, got []conform.LeftOut, want []string) {
 	}
 }
 
-// A bridge that offers only a StreamStore and a run registry runs those
-// suites alone and names the others, once each, with the reason; a suite
-// named with --suite runs anyway, each of its cases skipped with the
-// reason, so that asking for it is never a quiet green.
-func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
+// conformNodeStore runs conform against the Node reference store
+// memstore.mjs started with flags (such as "--v1"), with args after, and
+// returns the exit code, stdout and stderr.
+func conformNodeStore(t *testing.T, flags string, args ...string) (int, string, string) {
+	t.Helper()
 	node := testenv.Node(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bridgeCmd := fmt.Sprintf("'%s' '%s'", node, filepath.Join(root, "internal", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs"))
+	store := filepath.Join(root, "internal", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs")
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"conform", "--bridge", strings.TrimSpace(fmt.Sprintf("'%s' '%s' %s", node, store, flags))}, args...), Stdio{
+		In: strings.NewReader(""), Out: &out, Err: &errb,
+		Env: func(k string) (string, bool) { return "", false },
+	})
+	return code, out.String(), errb.String()
+}
+
+// A bridge that offers only a StreamStore and a run registry runs those
+// suites alone and names the others, once each, with the reason; a suite
+// named with --suite runs anyway, each of its cases skipped with the
+// reason, so that asking for it is never a quiet green.
+func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
 	run := func(args ...string) (int, string) {
-		var out, errb bytes.Buffer
-		code := Main(append([]string{"conform", "--bridge", bridgeCmd}, args...), Stdio{
-			In: strings.NewReader(""), Out: &out, Err: &errb,
-			Env: func(k string) (string, bool) { return "", false },
-		})
-		return code, out.String()
+		code, out, _ := conformNodeStore(t, "", args...)
+		return code, out
 	}
 	code, text := run()
 	if code != 0 {
@@ -303,19 +312,9 @@ func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
 // Against a version 1 bridge, conform says for each case that did not run
 // which capability it needs, and the run passes what the bridge passed.
 func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
-	node := testenv.Node(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(root, "internal", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs")
-	var out, errb bytes.Buffer
-	code := Main([]string{"conform", "--bridge", fmt.Sprintf("'%s' '%s' --v1 --no-callers", node, store), "--suite", "streams,registry", "--parallel", "8"}, Stdio{
-		In: strings.NewReader(""), Out: &out, Err: &errb,
-		Env: func(k string) (string, bool) { return "", false },
-	})
+	code, out, errOut := conformNodeStore(t, "--v1 --no-callers", "--suite", "streams,registry", "--parallel", "8")
 	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	need := map[conform.Feature]string{
 		conform.FeatureIdentity: "streamStore.identity", conform.FeatureBoundedRead: "streamStore.readPage",
@@ -333,7 +332,7 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 		if c.Needs == conform.FeatureCallers {
 			want = fmt.Sprintf("SKIP %s: needs capability %s (%s); a version 1 bridge offers it by answering the method streamStore.callers", c.ID, capName, c.Needs)
 		}
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
 		}
 	}
@@ -343,17 +342,17 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 			owners++
 		}
 	}
-	if want := "\n    capability runRegistry.callers (tenant permissions): registry/actor-sees-own-run, "; !strings.Contains(out.String(), want) {
-		t.Errorf("the list of cases not run lacks %q:\n%s", want, out.String())
+	if want := "\n    capability runRegistry.callers (tenant permissions): registry/actor-sees-own-run, "; !strings.Contains(out, want) {
+		t.Errorf("the list of cases not run lacks %q:\n%s", want, out)
 	}
-	if want := "\n    capability streamStore.liveRead (incremental live read): streams/live-read-incremental, "; !strings.Contains(out.String(), want) {
-		t.Errorf("the list of cases not run lacks %q:\n%s", want, out.String())
+	if want := "\n    capability streamStore.liveRead (incremental live read): streams/live-read-incremental, "; !strings.Contains(out, want) {
+		t.Errorf("the list of cases not run lacks %q:\n%s", want, out)
 	}
-	if want := fmt.Sprintf("0 failed, %d skipped", skipped); !strings.Contains(out.String(), want) {
-		t.Errorf("the summary lacks %q:\n%s", want, out.String())
+	if want := fmt.Sprintf("0 failed, %d skipped", skipped); !strings.Contains(out, want) {
+		t.Errorf("the summary lacks %q:\n%s", want, out)
 	}
-	if want := fmt.Sprintf("; %d owner rules did not run", owners); !strings.Contains(out.String(), want) {
-		t.Errorf("the summary lacks %q:\n%s", want, out.String())
+	if want := fmt.Sprintf("; %d owner rules did not run", owners); !strings.Contains(out, want) {
+		t.Errorf("the summary lacks %q:\n%s", want, out)
 	}
 }
 
@@ -361,30 +360,20 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 // registry's actor case and lists the cases that need a grant as not run,
 // with the reason rather than a capability it does declare.
 func TestConformBridgeWithoutGrantsSaysWhatDidNotRun(t *testing.T) {
-	node := testenv.Node(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(root, "internal", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs")
-	var out, errb bytes.Buffer
-	code := Main([]string{"conform", "--bridge", fmt.Sprintf("'%s' '%s' --no-grants", node, store), "--suite", "registry"}, Stdio{
-		In: strings.NewReader(""), Out: &out, Err: &errb,
-		Env: func(k string) (string, bool) { return "", false },
-	})
+	code, out, errOut := conformNodeStore(t, "--no-grants", "--suite", "registry")
 	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
 		"\n    tenant permissions (the store cannot grant permissions in a tenant: the bridge answers runRegistry.grant with method not found): registry/tenant-members-read-with-workflow-read, registry/cancel-by-actor-or-tenant-admin\n",
 		", 2 skipped in ",
 		"; 2 owner rules did not run: the store takes no caller identity or grants no tenant permissions\n",
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out.String(), "capability runRegistry.callers") {
-		t.Errorf("the output names a capability the bridge declares:\n%s", out.String())
+	if strings.Contains(out, "capability runRegistry.callers") {
+		t.Errorf("the output names a capability the bridge declares:\n%s", out)
 	}
 }

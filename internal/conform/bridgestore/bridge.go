@@ -274,9 +274,13 @@ func (b bridgeCallerStreams) As(c conform.Caller) conform.StreamView {
 	return bridgeStreams{b.b, &c}
 }
 
-func (b bridgeStreams) params(p map[string]any) map[string]any {
-	if b.caller != nil {
-		p["caller"] = b.caller
+func (b bridgeStreams) params(p map[string]any) map[string]any { return withCaller(p, b.caller) }
+
+// withCaller adds the caller to a request's params, if there is one: a
+// request without it is the service role's.
+func withCaller(p map[string]any, c *conform.Caller) map[string]any {
+	if c != nil {
+		p["caller"] = c
 	}
 	return p
 }
@@ -434,12 +438,7 @@ func (r bridgeCallerRegistry) Grant(ctx context.Context, user, tenant, permissio
 	return r.b.mapErr(err)
 }
 
-func (b bridgeRegistry) params(p map[string]any) map[string]any {
-	if b.caller != nil {
-		p["caller"] = b.caller
-	}
-	return p
-}
+func (b bridgeRegistry) params(p map[string]any) map[string]any { return withCaller(p, b.caller) }
 
 // decodeRun decodes a run from raw JSON with plain float64 numbers, as
 // the other stores produce them.
