@@ -1,5 +1,6 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
-// adapters against (supabase-base, streams, ai-chat, workflows), lists them
+// adapters against (supabase-base, streams, ai-chat, chat-sdk-state,
+// workflows), lists them
 // with their versions, dependencies and functions, and installs them into a
 // PostgreSQL database.
 //

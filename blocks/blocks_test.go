@@ -21,7 +21,7 @@ func TestEmbeddedFS(t *testing.T) {
 	if err := blocks.LoadError(); err != nil {
 		t.Fatal(err)
 	}
-	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql"); err != nil {
+	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -45,6 +45,7 @@ var wantModules = []struct {
 		"upsert_ai_models", "allowed_ai_models", "record_ai_moderation_event", "list_ai_moderation_events",
 		"register_ai_sandbox", "touch_ai_sandbox", "ai_sandbox_for", "list_ai_sandboxes", "idle_ai_sandboxes", "finish_ai_sandbox_stop",
 		"load_ai_harness_session", "save_ai_harness_session", "lock_ai_harness_session", "unlock_ai_harness_session"}},
+	{"chat-sdk-state", "1", chatStateFunctions},
 	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs",
 		"create_workflow_schedule", "workflow_schedules_list", "pause_workflow_schedule", "remove_workflow_schedule", "claim_due_workflow_schedules", "advance_workflow_schedule",
 		"acquire_workflow_semaphore", "release_workflow_semaphore", "workflow_admission_active", "request_workflow_start", "claim_workflow_start_requests", "mark_workflow_start_request"}},
@@ -162,7 +163,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@1", "ai-chat@2", "streams@1", "supabase-base@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@1", "ai-chat@2", "chat-sdk-state@1", "streams@1", "supabase-base@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -252,7 +253,7 @@ func TestInstallSubsetThenRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "workflows": blocks.Installed}
+	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "workflows": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {
 		t.Errorf("install all after streams: %v, want %v", got, want)
 	}

@@ -20,7 +20,8 @@ func newBlocksCmd(app *App) *cobra.Command {
 		Short: "List, print or install the embedded better-supabase blocks",
 		Long: `bsadapter embeds the better-supabase blocks its conformance suites run
 against: supabase-base (the Supabase roles and auth pieces, for plain
-PostgreSQL), streams, ai-chat and workflows, all in schema better_supabase.`,
+PostgreSQL), streams, ai-chat, chat-sdk-state and workflows, all in schema
+better_supabase.`,
 	}
 	cmd.AddCommand(newBlocksListCmd(app), newBlocksSQLCmd(app), newBlocksInstallCmd(app))
 	return cmd
