@@ -213,10 +213,9 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 	}
 }
 
-// pgLeftOut are the suites pg does not implement: chat-state (the blocks
-// have no chat-sdk-state module yet), and those that check an adapter's
-// own code.
-var pgLeftOut = []string{conform.SuiteChatState, conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}
+// pgLeftOut are the suites pg does not implement: those that check an
+// adapter's own code.
+var pgLeftOut = []string{conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}
 
 // suiteCases counts the cases of the suites.
 func suiteCases(suites ...string) int {

@@ -27,7 +27,8 @@ var suiteIntro = map[string]string{
 		"and " + fmt.Sprint(writers) + " callers racing on one lock, one list and one queue. " +
 		"TTLs are checked by moving the store's clock (the memory reference's injected clock, " +
 		"or a bridge's `clock` capability), never by waiting; without one those cases are skipped. " +
-		"Over the bridge this suite needs the `chatState` capability; `pg` has no `chat-sdk-state` module yet.",
+		"Over the bridge this suite needs the `chatState` capability; `pg` runs it against the embedded `chat-sdk-state` module, " +
+		"as the service role under a key prefix of its own per case, its clock moved by shifting that prefix's stored times.",
 	SuiteCredentials: "A `CredentialProvider` (contracts.md section 6): tokens live behind a `credential_ref`, never in options or rows. " +
 		"The checks of upstream's `testCredentialProvider` kit, one rule a case, and what upstream does not check: " +
 		"a body signed with another secret is refused, and nothing the adapter keeps of its own carries a token " +

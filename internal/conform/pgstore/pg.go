@@ -61,9 +61,10 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		return nil, err
 	}
 	for suite, fn := range map[string]string{
-		conform.SuiteStreams:  "better_supabase.stream_append",
-		conform.SuiteRegistry: "better_supabase.record_workflow_run",
-		conform.SuiteChat:     "better_supabase.claim_ai_chat_stream",
+		conform.SuiteStreams:   "better_supabase.stream_append",
+		conform.SuiteRegistry:  "better_supabase.record_workflow_run",
+		conform.SuiteChat:      "better_supabase.claim_ai_chat_stream",
+		conform.SuiteChatState: "better_supabase.chat_state_acquire_lock",
 	} {
 		var ok bool
 		if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
@@ -89,9 +90,6 @@ func (p *pgStore) Name() string {
 }
 
 func (p *pgStore) Supports(suite string) error {
-	if suite == conform.SuiteChatState {
-		return conform.NotImplemented("the embedded blocks have no chat-sdk-state module yet; check a state adapter with --store=memory or --store=bridge")
-	}
 	switch suite {
 	case conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder:
 		return conform.NotImplemented("checks an adapter's own code, not a block: use --store=bridge")
@@ -136,6 +134,13 @@ func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Sub
 		s.Registry = pgRegistry{db: db}
 	case conform.SuiteChat:
 		s.Chat = pgChat{db: db, streams: streams}
+	case conform.SuiteChatState:
+		// Each subject is a bot of its own: its key prefix keeps its rows
+		// apart from every other case's on the shared tables, and its
+		// clock moves only those rows.
+		clock := &pgChatClock{db: db, prefix: s.Prefix}
+		s.ChatState = pgChatState{db: db, prefix: s.Prefix, clock: clock}
+		s.Clock = clock
 	}
 	return s, release, nil
 }

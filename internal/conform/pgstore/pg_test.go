@@ -19,7 +19,7 @@ import (
 // The embedded blocks in a real PostgreSQL pass every case of every
 // suite, called with a real caller's rights.
 // pgSuites are the suites whose contract the embedded blocks implement.
-var pgSuites = []string{conform.SuiteStreams, conform.SuiteRegistry, conform.SuiteChat}
+var pgSuites = []string{conform.SuiteStreams, conform.SuiteRegistry, conform.SuiteChat, conform.SuiteChatState}
 
 func TestPGStore(t *testing.T) {
 	srv := pgtest.Server(t)
@@ -37,17 +37,31 @@ func TestPGStore(t *testing.T) {
 			t.Errorf("the pg store must run every suite with a SQL module, but %s: %v", suite, err)
 		}
 	}
-	// The blocks have no chat-sdk-state module yet: the suite is refused,
-	// saying so, rather than run against nothing.
-	if err := st.Supports(conform.SuiteChatState); err == nil || !strings.Contains(err.Error(), "chat-sdk-state") {
-		t.Errorf("Supports(chat-state) = %v, want the missing chat-sdk-state module named", err)
-	}
 	for _, suite := range []string{conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder} {
 		if err := st.Supports(suite); err == nil || !strings.Contains(err.Error(), "--store=bridge") {
 			t.Errorf("Supports(%s) = %v, want the bridge named", suite, err)
 		}
 	}
 	conformtest.Run(t, st, pgSuites...)
+}
+
+// Every chat-state case runs on pg, none skipped: the TTL cases move the
+// subject's clock (conform.Clock) instead of waiting or giving up.
+func TestPGChatStateRunsEveryCase(t *testing.T) {
+	srv := pgtest.Server(t)
+	st, err := pgstore.New(t.Context(), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteChatState}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := conform.Run(t.Context(), st, cases, conform.Options{Parallel: 4})
+	if f := conformtest.Failures(rep); f != "" || rep.Count(conform.Pass) != len(cases) || len(cases) < 20 {
+		t.Errorf("%d of %d chat-state cases passed (%d skipped):\n%s", rep.Count(conform.Pass), len(cases), rep.Count(conform.Skipped), f)
+	}
 }
 
 // databases lists the server's databases.
