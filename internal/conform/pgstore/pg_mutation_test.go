@@ -19,8 +19,11 @@ import (
 // those five, a registry that lets a run clear its error, shows every run
 // to every user or lets anyone ask for a cancel, a chat release that
 // frees the chat for any stream, chats that tenant members read without
-// their being shared, revoked share links that still show the chat, and
-// a harness lock that lets a second holder in.
+// their being shared, revoked share links that still show the chat, a
+// harness lock that lets a second holder in; and in the chat-sdk-state
+// module, a release that ignores the token, a lock that never expires, a
+// set that ignores its TTL, a list cap that keeps the oldest entries and a
+// queue depth that counts expired entries.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -52,6 +55,23 @@ func TestPGMutantsCaught(t *testing.T) {
 		{name: "harness-lock-ignored", fn: "better_supabase.lock_ai_harness_session",
 			patch: map[string]string{"if h.locked_until > now() and h.lock_holder is distinct from lock_ai_harness_session.holder then": "if false then"},
 			want:  []string{"chat/harness-lock-excludes-and-expires"}},
+		{name: "chat-state-release-ignores-token", fn: "better_supabase.chat_state_release_lock",
+			patch: map[string]string{
+				"where (l.key_prefix, l.thread_id, l.token) = (chat_state_release_lock.prefix, chat_state_release_lock.thread_id, chat_state_release_lock.token)": "where (l.key_prefix, l.thread_id) = (chat_state_release_lock.prefix, chat_state_release_lock.thread_id)",
+			},
+			want: []string{"chat-state/lock-wrong-token"}},
+		{name: "chat-state-lock-never-expires", fn: "better_supabase.chat_state_acquire_lock",
+			patch: map[string]string{"where cur.expires_at <= pg_catalog.clock_timestamp()": "where false"},
+			want:  []string{"chat-state/lock-expired"}},
+		{name: "chat-state-set-ignores-ttl", fn: "better_supabase.chat_state_set",
+			patch: map[string]string{"case when chat_state_set.ttl_ms > 0": "case when false"},
+			want:  []string{"chat-state/value-ttl"}},
+		{name: "chat-state-list-cap-keeps-oldest", fn: "better_supabase.chat_state_append_to_list",
+			patch: map[string]string{"order by o.id desc": "order by o.id"},
+			want:  []string{"chat-state/list-cap-keeps-newest"}},
+		{name: "chat-state-queue-counts-expired", fn: "better_supabase.chat_state_queue_depth",
+			patch: map[string]string{" and q.expires_at > pg_catalog.clock_timestamp()": ""},
+			want:  []string{"chat-state/queue-entry-expires"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",
