@@ -1,8 +1,7 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
 // adapters against (supabase-base, streams, ai-chat, chat-sdk-state,
-// workflows), lists them
-// with their versions, dependencies and functions, and installs them into a
-// PostgreSQL database.
+// workflows), lists them with their versions, dependencies and functions,
+// and installs them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in
 // its own transaction, in dependency order, and recorded in
