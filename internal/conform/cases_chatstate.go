@@ -623,6 +623,35 @@ func chatStateCases() []Case {
 			c.eq("two dequeues", got, []string{"fresh", ""})
 			return c.err()
 		}},
+		{ID: "chat-state/queue-expired-arrival-takes-no-place", Rule: "an entry that arrives already expired takes no place under maxSize: the live entries stay, the depth leaves it out and it never dequeues", Run: func(ctx context.Context, s *Subject) error {
+			st := s.ChatState
+			thread := s.ID("thread")
+			now, err := storeNow(ctx, s)
+			if err != nil {
+				return err
+			}
+			for _, text := range []string{"one", "two"} {
+				if _, err := st.Enqueue(ctx, thread, queueEntry(thread, text, now, now.Add(longTTL)), 2); err != nil {
+					return op("enqueue", err)
+				}
+			}
+			var c checks
+			depth, err := st.Enqueue(ctx, thread, queueEntry(thread, "stale", now.Add(-2*time.Minute), now.Add(-time.Minute)), 2)
+			if err != nil {
+				return op("enqueue an expired entry", err)
+			}
+			c.eq("the depth enqueue returns for an expired entry on a full queue", depth, 2)
+			var got []string
+			for range 3 {
+				e, err := st.Dequeue(ctx, thread)
+				if err != nil {
+					return op("dequeue", err)
+				}
+				got = append(got, entryText(e))
+			}
+			c.eq("three dequeues", got, []string{"one", "two", ""})
+			return c.err()
+		}},
 		{ID: "chat-state/queue-entry-expires", Needs: FeatureClock, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: func(ctx context.Context, s *Subject) error {
 			if err := needClock(s); err != nil {
 				return err

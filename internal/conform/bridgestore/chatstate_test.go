@@ -63,7 +63,8 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 		{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}},
 		{"null-is-a-miss", []string{"chat-state/value-null-not-a-miss"}},
 		{"list-cap-keeps-oldest", []string{"chat-state/list-cap-keeps-newest"}},
-		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-entry-expires"}},
+		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}},
+		{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}},
 	} {
 		t.Run(tc.bug, func(t *testing.T) {
 			t.Parallel()

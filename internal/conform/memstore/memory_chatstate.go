@@ -264,7 +264,12 @@ func (m *refChatState) Enqueue(_ context.Context, thread string, e conform.Queue
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e.Message = append(json.RawMessage(nil), e.Message...)
-	q := append(m.liveLocked(thread), e)
+	q := m.liveLocked(thread)
+	if e.ExpiresAt > m.clock.Now().UnixMilli() || m.mut == "queue-counts-expired" || m.mut == "expired-takes-a-place" {
+		// An entry that came expired is dropped at once: kept, it would
+		// push a live entry out of a full queue and never dequeue.
+		q = append(q, e)
+	}
 	if maxSize > 0 && len(q) > maxSize {
 		q = q[len(q)-maxSize:]
 	}

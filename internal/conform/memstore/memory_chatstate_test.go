@@ -30,7 +30,8 @@ func TestChatStateMutants(t *testing.T) {
 		{"null-is-a-miss", []string{"chat-state/value-null-not-a-miss"}},
 		{"list-cap-keeps-oldest", []string{"chat-state/list-cap-keeps-newest"}},
 		{"list-read-modify-write", []string{"chat-state/concurrent-list"}},
-		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-entry-expires"}},
+		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}},
+		{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}},
 	} {
 		t.Run(m.mutation, func(t *testing.T) {
 			t.Parallel()

@@ -22,8 +22,9 @@ import (
 // their being shared, revoked share links that still show the chat, a
 // harness lock that lets a second holder in; and in the chat-sdk-state
 // module, a release that ignores the token, a lock that never expires, a
-// set that ignores its TTL, a list cap that keeps the oldest entries and a
-// queue depth that counts expired entries.
+// set that ignores its TTL, a list cap that keeps the oldest entries, a
+// queue depth that counts expired entries and an enqueue that keeps an
+// entry that came expired (as upstream's does).
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -72,6 +73,9 @@ func TestPGMutantsCaught(t *testing.T) {
 		{name: "chat-state-queue-counts-expired", fn: "better_supabase.chat_state_queue_depth",
 			patch: map[string]string{" and q.expires_at > pg_catalog.clock_timestamp()": ""},
 			want:  []string{"chat-state/queue-entry-expires"}},
+		{name: "chat-state-expired-arrival-takes-a-place", fn: "better_supabase.chat_state_enqueue",
+			patch: map[string]string{"    and q.expires_at <= pg_catalog.clock_timestamp();": "    and q.expires_at <= pg_catalog.clock_timestamp() and q.id < (select max(o.id) from better_supabase.chat_state_queues o);"},
+			want:  []string{"chat-state/queue-expired-arrival-takes-no-place"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",

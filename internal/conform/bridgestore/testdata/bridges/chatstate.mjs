@@ -7,6 +7,7 @@
 //   --bug=null-is-a-miss         setIfNotExists overwrites a stored null
 //   --bug=list-cap-keeps-oldest  appendToList past maxLength drops the new value
 //   --bug=queue-counts-expired   expired queue entries count and dequeue
+//   --bug=expired-takes-a-place  an entry that comes expired is queued, under the cap
 //   --no-clock                   do not offer the clock capability
 import { randomUUID } from "node:crypto";
 import { serve, args, bug } from "./serve.mjs";
@@ -111,7 +112,9 @@ const chatState = {
   },
   enqueue({ threadId, entry, maxSize }) {
     const q = liveQueue(threadId);
-    q.push(entry);
+    // One that came expired is dropped at once: kept, it would push a live
+    // entry out of a full queue and never dequeue.
+    if (entry.expiresAt > now() || bug === "expired-takes-a-place" || bug === "queue-counts-expired") q.push(entry);
     if (maxSize > 0 && q.length > maxSize) q.splice(0, q.length - maxSize);
     return { depth: q.length };
   },
