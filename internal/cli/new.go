@@ -60,7 +60,8 @@ and the export entry plus optional peer in packages/better-supabase/package.json
 edited in place.`,
 		Example: `  bsadapter new langchain
   bsadapter new my-sdk --sdk my-sdk --contracts chat,streams --dir ./adapters/my-sdk
-  bsadapter new temporal --sdk @temporalio/client --contracts workflows --storage --builder
+  bsadapter new temporal --sdk @temporalio/client --contracts workflows,engine,builder --storage
+  bsadapter new chat-bot --sdk chat --contracts chat,streams,chat-state,credentials
   bsadapter new langchain --dry-run`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -82,8 +83,12 @@ edited in place.`,
 	f.StringVar(&opts.msgFormat, "message-format", "", "the message format name stored beside native messages (default NAME-v1)")
 	f.StringVar(&opts.pkgName, "package-name", "", "the npm package name of a standalone adapter (default "+scaffold.PackagePrefix+"NAME)")
 	f.StringVar(&opts.preset, "preset", "", "converters: generic or langchain (default langchain for NAME langchain, else generic)")
-	f.StringVar(&opts.contracts, "contracts", strings.Join(scaffold.AllContracts, ","), "what the adapter implements: chat, streams, workflows (comma-separated)")
-	f.BoolVar(&opts.builder, "builder", false, "with workflows: add a workflow builder runtime (step, sleep, approval)")
+	f.StringVar(&opts.contracts, "contracts", strings.Join(scaffold.DefaultContracts, ","), "what the adapter implements, comma-separated: "+scaffold.ContractList()+" (engine and builder need workflows)")
+	// --builder came before builder was a contract. It still works, as a
+	// hidden alias that says what to write instead: one flag names
+	// everything the adapter implements.
+	f.BoolVar(&opts.builder, "builder", false, "deprecated: use --contracts ...,builder")
+	f.Lookup("builder").Hidden = true
 	f.StringVar(&opts.storage, "storage", "", "generate the engine's SQL module skeleton: bare --storage for NAME-state, or --storage=MODULE")
 	f.Lookup("storage").NoOptDefVal = storageDefault
 	f.StringVar(&opts.placement, "placement", "", "package or subpath (default: subpath inside a better-supabase checkout, else package)")
@@ -135,7 +140,10 @@ func runNew(_ context.Context, opts *newOptions) error {
 	}
 	o.Contracts = splitList(opts.contracts)
 	if len(o.Contracts) == 0 {
-		return usageErr("use a comma-separated list of chat, streams, workflows", "--contracts is empty")
+		return usageErr("use a comma-separated list of "+scaffold.ContractList(), "--contracts is empty")
+	}
+	if opts.builder {
+		fmt.Fprintf(app.Err, "%s --builder is deprecated: use --contracts %s\n", app.ErrStyle.Yellow("note:"), strings.Join(append(slices.Clip(o.Contracts), scaffold.ContractBuilder), ","))
 	}
 	switch opts.storage {
 	case "":
@@ -285,17 +293,19 @@ func askMissing(app *App, changed func(string) bool, o *scaffold.Options, opts *
 	if !changed("contracts") {
 		fields = append(fields, wizard.Field{
 			Key: "contracts", Label: "Contracts", Flag: "--contracts",
-			Help:    "comma-separated: chat, streams, workflows",
+			Help:    "comma-separated: " + scaffold.ContractList() + " (engine and builder need workflows)",
 			Default: func(map[string]string) string { return opts.contracts },
 			Validate: func(v string, _ map[string]string) error {
 				list := splitList(v)
 				if len(list) == 0 {
-					return errors.New("choose at least one of chat, streams, workflows")
+					return errors.New("choose at least one of " + scaffold.ContractList())
 				}
-				for _, c := range list {
-					if !slices.Contains(scaffold.AllContracts, c) {
-						return fmt.Errorf("%q is not one of chat, streams, workflows", c)
+				if err := scaffold.ValidateContracts(list); err != nil {
+					var oe *scaffold.OptionError
+					if errors.As(err, &oe) && oe.Value != "" {
+						return fmt.Errorf("%q %s", oe.Value, oe.Msg)
 					}
+					return err
 				}
 				return nil
 			},

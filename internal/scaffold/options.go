@@ -26,10 +26,50 @@ const (
 	ContractChat      = "chat"
 	ContractStreams   = "streams"
 	ContractWorkflows = "workflows"
+	// ContractChatState is a Chat SDK state adapter (the chat-state suite).
+	ContractChatState = "chat-state"
+	// ContractCredentials is a credential provider (the credentials suite).
+	ContractCredentials = "credentials"
+	// ContractEngine is a workflow engine adapter (the engine suite); it
+	// records into the run registry, so it needs workflows.
+	ContractEngine = "engine"
+	// ContractBuilder is a workflow builder runtime with its graph
+	// compiler (the builder and graph-compiler suites); it needs workflows.
+	ContractBuilder = "builder"
 )
 
 // AllContracts lists the contracts in the order they are documented.
-var AllContracts = []string{ContractChat, ContractStreams, ContractWorkflows}
+var AllContracts = []string{ContractChat, ContractStreams, ContractWorkflows, ContractChatState, ContractCredentials, ContractEngine, ContractBuilder}
+
+// DefaultContracts are what an adapter implements when --contracts is not
+// given: the three blocks every SDK adapter touches. The other interfaces
+// belong to some SDKs only and are asked for by name.
+var DefaultContracts = []string{ContractChat, ContractStreams, ContractWorkflows}
+
+// needsWorkflows are the contracts built on the run registry.
+var needsWorkflows = []string{ContractEngine, ContractBuilder}
+
+// ContractList is the valid --contracts values, for messages.
+func ContractList() string { return strings.Join(AllContracts, ", ") }
+
+// ValidateContracts checks a --contracts list: every name known, and the
+// contracts that record into the run registry only beside workflows.
+func ValidateContracts(list []string) error {
+	if len(list) == 0 {
+		return &OptionError{Flag: "--contracts", Msg: "is empty", Fix: "use a comma-separated list of " + ContractList()}
+	}
+	for _, c := range list {
+		if !slices.Contains(AllContracts, c) {
+			return &OptionError{Flag: "--contracts", Value: c, Msg: "is not a contract (the contracts are " + ContractList() + ")", Fix: "use a comma-separated list of " + ContractList()}
+		}
+	}
+	for _, c := range needsWorkflows {
+		if slices.Contains(list, c) && !slices.Contains(list, ContractWorkflows) {
+			return &OptionError{Flag: "--contracts", Value: c, Msg: "needs the workflows contract: it records its runs in the run registry", Fix: "add workflows to --contracts, e.g. --contracts workflows," + c}
+		}
+	}
+	return nil
+}
 
 // Reserved lists names that are already subpaths (or SQL modules) of
 // better-supabase; an adapter named like one would collide with it.
@@ -49,9 +89,10 @@ type Options struct {
 	Format string
 	// Preset selects the converters: "generic" or "langchain".
 	Preset string
-	// Contracts are the blocks the adapter implements: chat, streams, workflows.
+	// Contracts are the blocks and interfaces the adapter implements
+	// (AllContracts).
 	Contracts []string
-	// Builder adds a workflow builder runtime (needs the workflows contract).
+	// Builder is the deprecated --builder flag: the builder contract.
 	Builder bool
 	// Storage names the engine's own SQL module; empty for none.
 	Storage string
@@ -268,17 +309,19 @@ func (o *Options) Complete() error {
 		return &OptionError{Flag: "--message-format", Value: o.Format, Msg: "is not a format name (lowercase, digits, dashes and dots; not \"canonical\")", Fix: fmt.Sprintf("use e.g. %q", o.Name+"-v1")}
 	}
 	if o.Contracts == nil {
-		o.Contracts = slices.Clone(AllContracts)
+		o.Contracts = slices.Clone(DefaultContracts)
 	}
-	for _, c := range o.Contracts {
-		if !slices.Contains(AllContracts, c) {
-			return &OptionError{Flag: "--contracts", Value: c, Msg: "is not a contract", Fix: "use a comma-separated list of chat, streams, workflows"}
-		}
+	if o.Builder && !o.Has(ContractWorkflows) {
+		return &OptionError{Flag: "--builder", Msg: "needs the workflows contract", Fix: "use --contracts workflows,builder"}
+	}
+	if o.Builder {
+		o.Contracts = append(slices.Clip(o.Contracts), ContractBuilder)
 	}
 	o.Contracts = dedupe(o.Contracts)
-	if o.Builder && !o.Has(ContractWorkflows) {
-		return &OptionError{Flag: "--builder", Msg: "needs the workflows contract", Fix: "add workflows to --contracts"}
+	if err := ValidateContracts(o.Contracts); err != nil {
+		return err
 	}
+	o.Builder = o.Has(ContractBuilder)
 	if o.Storage != "" && !kebab.MatchString(o.Storage) {
 		return &OptionError{Flag: "--storage", Value: o.Storage, Msg: "is not a kebab-case SQL module name", Fix: fmt.Sprintf("use e.g. %q", o.Name+"-state")}
 	}

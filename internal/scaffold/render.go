@@ -57,8 +57,18 @@ type data struct {
 	PackageName                       string
 	SDKs                              []string
 	Chat, Streams, Workflows, Builder bool
-	Subpath                           bool
-	Storage, StorageIdent             string
+	ChatState, Credentials, Engine    bool
+	// Clock: the bridge offers clock.advance (a store with TTLs or times).
+	Clock   bool
+	Subpath bool
+	// Suites are the conform suites the generated bridge runs, and
+	// SuitesFlag their --suite value; LeftOut the cases of them that the
+	// bridge protocol cannot express, left out by --skip.
+	Suites              []string
+	SuitesFlag, LeftOut string
+	// BridgeFromTest is the bridge's folder relative to the tests.
+	BridgeFromTest        string
+	Storage, StorageIdent string
 	// SrcImport is the relative import of the src folder from the file's
 	// own folder; FixturesFromTest the fixtures folder from the tests.
 	SrcImport, FixturesFromTest string
@@ -93,14 +103,22 @@ func Render(o *Options) (*Plan, error) {
 	d := data{
 		Name: o.Name, PackageName: o.PackageName, Format: o.Format, SDK: o.SDKs[0], SDKs: o.SDKs, Preset: o.Preset,
 		Chat: o.Has(ContractChat), Streams: o.Has(ContractStreams), Workflows: o.Has(ContractWorkflows),
-		Builder: o.Builder, Subpath: o.Placement == PlacementSubpath,
-		Storage: o.Storage, StorageIdent: strings.ReplaceAll(o.Storage, "-", "_"),
+		Builder: o.Has(ContractBuilder), Subpath: o.Placement == PlacementSubpath,
+		ChatState: o.Has(ContractChatState), Credentials: o.Has(ContractCredentials), Engine: o.Has(ContractEngine),
+		Suites:         BridgeSuites(o),
+		BridgeFromTest: rel(l.test, l.bridge),
+		Storage:        o.Storage, StorageIdent: strings.ReplaceAll(o.Storage, "-", "_"),
 		Import:           o.PackageName,
 		FixturesFromTest: rel(l.test, l.fixtures),
 		UnknownPartJS:    unknownPart[o.Preset],
 	}
 	if d.Subpath {
 		d.Import = "better-supabase/" + o.Name
+	}
+	d.Clock = d.Streams || d.Workflows || d.ChatState
+	d.SuitesFlag = strings.Join(d.Suites, ",")
+	if d.Workflows {
+		d.LeftOut = registryCallerCases
 	}
 
 	type job struct{ tmpl, dest string }
@@ -118,12 +136,25 @@ func Render(o *Options) (*Plan, error) {
 	add(d.Streams, "adapter/src/memory-stream-store.ts.tmpl", path.Join(l.src, "memory-stream-store.ts"))
 	add(d.Workflows, "adapter/src/workflows.ts.tmpl", path.Join(l.src, "workflows.ts"))
 	add(d.Workflows, "adapter/src/memory-run-registry.ts.tmpl", path.Join(l.src, "memory-run-registry.ts"))
+	add(d.ChatState, "adapter/src/memory-chat-state.ts.tmpl", path.Join(l.src, "memory-chat-state.ts"))
+	add(d.Credentials, "adapter/src/memory-credentials.ts.tmpl", path.Join(l.src, "memory-credentials.ts"))
+	add(d.Engine, "adapter/src/engine.ts.tmpl", path.Join(l.src, "engine.ts"))
+	add(d.Engine, "adapter/src/memory-engine.ts.tmpl", path.Join(l.src, "memory-engine.ts"))
+	add(d.Builder, "adapter/src/builder.ts.tmpl", path.Join(l.src, "builder.ts"))
 	add(true, "adapter/bsadapter.bridge.ts.tmpl", path.Join(l.bridge, "bsadapter.bridge.ts"))
+	// The bridge's method groups, one file per interface beside the bridge.
+	add(true, "adapter/bridge/rpc.ts.tmpl", path.Join(l.bridge, "bridge", "rpc.ts"))
+	add(d.ChatState, "adapter/bridge/chat-state.ts.tmpl", path.Join(l.bridge, "bridge", "chat-state.ts"))
+	add(d.Credentials, "adapter/bridge/credentials.ts.tmpl", path.Join(l.bridge, "bridge", "credentials.ts"))
+	add(d.Engine, "adapter/bridge/engine.ts.tmpl", path.Join(l.bridge, "bridge", "engine.ts"))
+	add(d.Builder, "adapter/bridge/builder.ts.tmpl", path.Join(l.bridge, "bridge", "builder.ts"))
 	add(true, "adapter/bsadapter.json.tmpl", path.Join(l.bridge, "bsadapter.json"))
 	add(true, "adapter/test/converters.test.ts.tmpl", path.Join(l.test, "converters.test.ts"))
 	add(true, "adapter/test/kits.test.ts.tmpl", path.Join(l.test, "kits.test.ts"))
 	add(d.Chat, "adapter/test/chat.test.ts.tmpl", path.Join(l.test, "chat.test.ts"))
 	add(d.Workflows, "adapter/test/workflows.test.ts.tmpl", path.Join(l.test, "workflows.test.ts"))
+	add(d.Builder, "adapter/test/builder.test.ts.tmpl", path.Join(l.test, "builder.test.ts"))
+	add(len(d.Suites) > 0, "adapter/test/conform.test.ts.tmpl", path.Join(l.test, "conform.test.ts"))
 	add(true, "docs/adapter.md.tmpl", l.docs)
 	fixtures, err := fs.Glob(templates.FS, "presets/"+o.Preset+"/fixtures/*.tmpl")
 	if err != nil {
@@ -163,17 +194,48 @@ func Render(o *Options) (*Plan, error) {
 		}
 		plan.Edits = append(plan.Edits, *edit)
 		plan.NextDir, plan.Next = l.test, "bsadapter check-fixtures"
-		if d.Streams || d.Workflows {
+		if len(d.Suites) > 0 {
 			plan.Next += " && bsadapter conform --store=bridge"
 		}
 	} else {
 		plan.NextDir, plan.Next = ".", "npm install --legacy-peer-deps && bsadapter check-fixtures"
-		if d.Streams || d.Workflows {
+		if len(d.Suites) > 0 {
 			plan.Next += " && bsadapter conform --store=bridge"
 		}
 	}
 	return plan, nil
 }
+
+// BridgeSuites are the conform suites that run over the generated bridge
+// for o's contracts, in conform's order. chat is not among them: the
+// bridge protocol has no chat methods.
+func BridgeSuites(o *Options) []string {
+	var out []string
+	for _, s := range []struct {
+		contract string
+		suites   []string
+	}{
+		{ContractStreams, []string{"streams"}},
+		{ContractWorkflows, []string{"registry"}},
+		{ContractChatState, []string{"chat-state"}},
+		{ContractCredentials, []string{"credentials"}},
+		{ContractEngine, []string{"engine"}},
+		// A builder runtime runs the graphs its compiler checked: the
+		// builder contract brings both, and both suites.
+		{ContractBuilder, []string{"graph-compiler", "builder"}},
+	} {
+		if o.Has(s.contract) {
+			out = append(out, s.suites...)
+		}
+	}
+	return out
+}
+
+// registryCallerCases are the registry cases that need the caller's
+// identity and a tenant's permissions, which the bridge protocol does not
+// carry: the generated conformance test leaves them out by name (conform
+// --store=pg checks them against the blocks), so that any other skip fails.
+const registryCallerCases = "^registry/(actor-sees-own-run|tenant-members-read-with-workflow-read|cancel-by-actor-or-tenant-admin)$"
 
 func execute(name string, d data) ([]byte, error) {
 	src, err := fs.ReadFile(templates.FS, name)

@@ -389,12 +389,27 @@ func TestSubpathRefusesANonOptionalPeer(t *testing.T) {
 // StreamStore or run registry; without either, the bridge answers no suite
 // (conform exits 2), so a chat-only adapter checks the chat block instead.
 func TestConformScriptMatchesTheContracts(t *testing.T) {
-	for _, contracts := range [][]string{
-		{"chat"}, {"streams"}, {"workflows"}, {"chat", "streams"}, {"chat", "workflows"}, {"streams", "workflows"}, {"chat", "streams", "workflows"},
+	for _, tc := range []struct {
+		contracts []string
+		want      string
+	}{
+		{[]string{"chat"}, "bsadapter conform --suite chat"},
+		{[]string{"streams"}, "bsadapter conform --store=bridge --suite streams"},
+		{[]string{"workflows"}, "bsadapter conform --store=bridge --suite registry"},
+		{[]string{"chat", "streams"}, "bsadapter conform --store=bridge --suite streams"},
+		{[]string{"chat", "workflows"}, "bsadapter conform --store=bridge --suite registry"},
+		{[]string{"streams", "workflows"}, "bsadapter conform --store=bridge --suite streams,registry"},
+		{[]string{"chat", "streams", "workflows"}, "bsadapter conform --store=bridge --suite streams,registry"},
+		{[]string{"chat", "chat-state"}, "bsadapter conform --store=bridge --suite chat-state"},
+		{[]string{"credentials"}, "bsadapter conform --store=bridge --suite credentials"},
+		{[]string{"workflows", "engine"}, "bsadapter conform --store=bridge --suite registry,engine"},
+		// The builder brings its graph compiler, and both suites.
+		{[]string{"builder", "workflows"}, "bsadapter conform --store=bridge --suite registry,graph-compiler,builder"},
+		{[]string{"builder", "engine", "credentials", "chat-state", "workflows", "streams", "chat"}, "bsadapter conform --store=bridge --suite streams,registry,chat-state,credentials,engine,graph-compiler,builder"},
 	} {
-		p := render(t, Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: contracts, Placement: PlacementPackage, Dir: t.TempDir()})
+		p := render(t, Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: tc.contracts, Placement: PlacementPackage, Dir: t.TempDir()})
 		var pkg struct{ Scripts map[string]string }
-		var readme string
+		var readme, conformTest string
 		for _, f := range p.Files {
 			switch f.Path {
 			case "package.json":
@@ -403,17 +418,78 @@ func TestConformScriptMatchesTheContracts(t *testing.T) {
 				}
 			case "README.md":
 				readme = string(f.Data)
+			case "test/conform.test.ts":
+				conformTest = string(f.Data)
 			}
 		}
-		want := "bsadapter conform --suite chat"
-		if slices.Contains(contracts, "streams") || slices.Contains(contracts, "workflows") {
-			want = "bsadapter conform --store=bridge"
+		if got := pkg.Scripts["conform"]; got != tc.want {
+			t.Errorf("%v: conform script %q, want %q", tc.contracts, got, tc.want)
 		}
-		if got := pkg.Scripts["conform"]; got != want {
-			t.Errorf("%v: conform script %q, want %q", contracts, got, want)
+		if !strings.Contains(readme, tc.want) {
+			t.Errorf("%v: README does not name %q:\n%s", tc.contracts, tc.want, readme)
 		}
-		if !strings.Contains(readme, want) {
-			t.Errorf("%v: README does not name %q:\n%s", contracts, want, readme)
+		// The generated conformance test runs the same suites, and only
+		// with a bridge to run them over.
+		suites, bridged := strings.CutPrefix(tc.want, "bsadapter conform --store=bridge --suite ")
+		if !bridged {
+			if conformTest != "" {
+				t.Errorf("%v: a test/conform.test.ts without a suite to run over the bridge", tc.contracts)
+			}
+			continue
 		}
+		var quoted []string
+		for _, s := range strings.Split(suites, ",") {
+			quoted = append(quoted, `"`+s+`"`)
+		}
+		if want := "const SUITES = [" + strings.Join(quoted, ", ") + "];"; !strings.Contains(conformTest, want) {
+			t.Errorf("%v: test/conform.test.ts does not hold %s:\n%s", tc.contracts, want, conformTest)
+		}
+		if got, want := strings.Contains(conformTest, "--skip"), slices.Contains(tc.contracts, "workflows"); got != want {
+			t.Errorf("%v: test/conform.test.ts leaves out the registry's caller cases: %v, want %v", tc.contracts, got, want)
+		}
+	}
+}
+
+// TestContractsValidation checks --contracts values: an unknown name is
+// refused naming the flag and every valid value, and engine and builder
+// need workflows.
+func TestContractsValidation(t *testing.T) {
+	for _, tc := range []struct {
+		contracts []string
+		builder   bool
+		flag, msg string
+	}{
+		{[]string{"chat", "cron"}, false, "--contracts", `--contracts "cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder)`},
+		{[]string{"chatstate"}, false, "--contracts", `--contracts "chatstate" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder)`},
+		{[]string{"engine"}, false, "--contracts", `--contracts "engine" needs the workflows contract: it records its runs in the run registry`},
+		{[]string{"chat", "builder"}, false, "--contracts", `--contracts "builder" needs the workflows contract: it records its runs in the run registry`},
+		{[]string{"chat"}, true, "--builder", "--builder needs the workflows contract"},
+	} {
+		o := Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: tc.contracts, Builder: tc.builder, Placement: PlacementPackage, Dir: t.TempDir()}
+		err := o.Complete()
+		var oe *OptionError
+		if !errors.As(err, &oe) {
+			t.Errorf("%v: %v, want an *OptionError", tc.contracts, err)
+			continue
+		}
+		if oe.Flag != tc.flag || oe.Error() != tc.msg {
+			t.Errorf("%v: %s (flag %s), want %s (flag %s)", tc.contracts, oe.Error(), oe.Flag, tc.msg, tc.flag)
+		}
+		if !strings.Contains(oe.Fix, "workflows") {
+			t.Errorf("%v: fix %q does not say what to write", tc.contracts, oe.Fix)
+		}
+	}
+	// --builder is the builder contract, and every new contract is accepted.
+	o := Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: []string{"workflows"}, Builder: true, Placement: PlacementPackage, Dir: "."}
+	if err := o.Complete(); err != nil || !slices.Equal(o.Contracts, []string{"workflows", "builder"}) {
+		t.Errorf("--builder: %v, contracts %v", err, o.Contracts)
+	}
+	o = Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: []string{"chat-state", "credentials", "workflows", "engine", "builder"}, Placement: PlacementPackage, Dir: "."}
+	if err := o.Complete(); err != nil || !o.Builder {
+		t.Errorf("every contract: %v, builder %v", err, o.Builder)
+	}
+	o = Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Placement: PlacementPackage, Dir: "."}
+	if err := o.Complete(); err != nil || !slices.Equal(o.Contracts, []string{"chat", "streams", "workflows"}) {
+		t.Errorf("the default contracts: %v, %v", err, o.Contracts)
 	}
 }
