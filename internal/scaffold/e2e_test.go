@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,19 +41,25 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	run := func(t *testing.T, dir string, name string, args ...string) []byte {
+	// The generated conformance tests find bsadapter through BSADAPTER.
+	env := append(os.Environ(), "NO_COLOR=1", "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false", "BSADAPTER="+bin)
+	runEnv := func(t *testing.T, env []string, dir string, name string, args ...string) []byte {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, name, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "NO_COLOR=1", "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false")
+		cmd.Env = env
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%s %s (in %s): %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), dir, err, stdout.Bytes(), stderr.Bytes())
 		}
 		return stdout.Bytes()
+	}
+	run := func(t *testing.T, dir string, name string, args ...string) []byte {
+		t.Helper()
+		return runEnv(t, env, dir, name, args...)
 	}
 
 	// The adapters to check: folder, the 'new' arguments, run from where.
@@ -60,8 +68,10 @@ func TestEndToEnd(t *testing.T) {
 	run(t, lc, npm, "install", "--legacy-peer-deps", "--no-audit", "--no-fund", "--prefer-offline")
 	modules := filepath.Join(lc, "node_modules")
 
+	// The generic adapter implements every contract: each interface's
+	// memory implementation must pass its whole suite over the bridge.
 	generic := filepath.Join(work, "acme")
-	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--builder", "--storage")
+	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder", "--storage")
 	if err := os.Symlink(modules, filepath.Join(generic, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +86,16 @@ func TestEndToEnd(t *testing.T) {
 	run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows")
 	subpath := filepath.Join(pkgDir, "tests", "langchain")
 
+	defaults := []string{"streams", "registry"}
+	every := []string{"streams", "registry", "chat-state", "credentials", "engine", "graph-compiler", "builder"}
 	for _, c := range []struct {
 		name, dir   string
 		pkg, corpus bool
+		suites      []string
 	}{
-		{"package-langchain", lc, true, true},
-		{"package-generic", generic, true, false},
-		{"subpath-langchain", subpath, false, true},
+		{"package-langchain", lc, true, true, defaults},
+		{"package-generic", generic, true, false, every},
+		{"subpath-langchain", subpath, false, true, defaults},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.pkg {
@@ -112,6 +125,34 @@ func TestEndToEnd(t *testing.T) {
 				if !bytes.Contains(out, []byte("# fail 0")) || !bytes.Contains(out, []byte("better-supabase is not installed")) {
 					t.Errorf("npm test output:\n%s", out)
 				}
+				// npm test itself runs the suites that apply over the bridge
+				// (test/conform.test.ts), and passes.
+				out = run(t, c.dir, npm, "test")
+				// Passed, not skipped: a skip adds " # SKIP reason" to the line.
+				ran := regexp.MustCompile(`(?m)^ok \d+ - the bridge passes every case of ` + regexp.QuoteMeta(strings.Join(c.suites, ", ")) + `$`)
+				if !bytes.Contains(out, []byte("# fail 0")) || !ran.Match(out) {
+					t.Errorf("npm test does not show %s:\n%s", ran, out)
+				}
+				// Without bsadapter (and outside CI) that test is skipped,
+				// saying why; under CI=true it fails.
+				// PATH holds node only, whatever else the machine has.
+				tools := t.TempDir()
+				for _, tool := range []string{testenv.Node(t)} {
+					if err := os.Symlink(tool, filepath.Join(tools, filepath.Base(tool))); err != nil {
+						t.Fatal(err)
+					}
+				}
+				bare := []string{"PATH=" + tools, "HOME=" + os.Getenv("HOME"), "NO_COLOR=1", "npm_config_update_notifier=false"}
+				tsx := filepath.Join(c.dir, "node_modules", ".bin", "tsx")
+				out = runEnv(t, bare, c.dir, tsx, "--test", "test/conform.test.ts")
+				if !bytes.Contains(out, []byte("# SKIP bsadapter is not installed: put it on PATH or set BSADAPTER")) || !bytes.Contains(out, []byte("# fail 0")) {
+					t.Errorf("conform.test.ts without bsadapter:\n%s", out)
+				}
+				ci := exec.Command(tsx, "--test", "test/conform.test.ts")
+				ci.Dir, ci.Env = c.dir, append(bare, "CI=true")
+				if out, err := ci.CombinedOutput(); err == nil || !bytes.Contains(out, []byte("under CI the conformance suites must run")) {
+					t.Errorf("conform.test.ts without bsadapter under CI=true: %v\n%s", err, out)
+				}
 			}
 			checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json"), 1)
 			if c.corpus {
@@ -126,7 +167,7 @@ func TestEndToEnd(t *testing.T) {
 					checkGenerated(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", "--generate", "300", "--seed", seed, "--float64"), 300)
 				}
 			}
-			checkConform(t, run(t, c.dir, bin, "conform", "--store=bridge", "--format", "json"))
+			checkConform(t, run(t, c.dir, bin, "conform", "--store=bridge", "--format", "json"), c.suites, caseCounts(t, bin, run))
 		})
 	}
 }
@@ -194,14 +235,29 @@ func checkGenerated(t *testing.T, out []byte, n int) {
 // chat, and the registry's caller identity, are left.
 var protocolLimits = []string{"no chat methods"}
 
-// interfaceSuites are the suites of interfaces the generated bridge does
-// not offer: their cases are skipped naming the capability they need.
+// interfaceSuites are the suites of interfaces a generated bridge may not
+// offer: their cases are then skipped naming the capability they need.
 var interfaceSuites = map[string]string{
 	"chat-state": "capabilities.chatState", "credentials": "capabilities.credentials", "engine": "capabilities.workflowEngine",
 	"graph-compiler": "capabilities.graphCompiler", "builder": "capabilities.builderRuntime",
 }
 
-func checkConform(t *testing.T, out []byte) {
+// caseCounts counts the cases of every suite, from conform --list.
+func caseCounts(t *testing.T, bin string, run func(t *testing.T, dir string, name string, args ...string) []byte) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for _, line := range strings.Split(string(run(t, t.TempDir(), bin, "conform", "--list")), "\n") {
+		if id, _, ok := strings.Cut(line, " "); ok && strings.Contains(id, "/") {
+			counts[id[:strings.IndexByte(id, '/')]]++
+		}
+	}
+	return counts
+}
+
+// checkConform checks a whole conform run over a generated bridge: nothing
+// failed, every case of each suite the adapter offers passed (no skip),
+// and the other suites were skipped only for what they need.
+func checkConform(t *testing.T, out []byte, offered []string, counts map[string]int) {
 	t.Helper()
 	var r struct {
 		SchemaVersion int
@@ -233,6 +289,9 @@ func checkConform(t *testing.T, out []byte) {
 			if want, ok := interfaceSuites[c.Suite]; ok {
 				allowed = strings.Contains(c.Reason, want)
 			}
+			if slices.Contains(offered, c.Suite) && c.Suite != "registry" {
+				allowed = false
+			}
 			if !allowed {
 				t.Errorf("%s skipped: %s", c.ID, c.Reason)
 			}
@@ -249,6 +308,16 @@ func checkConform(t *testing.T, out []byte) {
 	for _, suite := range []string{conform.SuiteStreams, conform.SuiteRegistry} {
 		if suites[suite] != want[suite] || want[suite] == 0 {
 			t.Errorf("%d %s cases passed, want all %d", suites[suite], suite, want[suite])
+		}
+	}
+	for _, s := range offered {
+		want := counts[s]
+		if s == "registry" {
+			// Its caller-identity cases need what the protocol cannot carry.
+			want -= 3
+		}
+		if want <= 0 || suites[s] != want {
+			t.Errorf("suite %s: %d cases passed, want every one of its %d", s, suites[s], want)
 		}
 	}
 }

@@ -121,12 +121,17 @@ func TestWizardInATerminal(t *testing.T) {
 	tm.waitFor("Message format name [langchain-v1]")
 	tm.key("Enter")
 	tm.waitFor("Contracts [chat,streams,workflows]")
+	// The help offers every contract, the new interfaces included.
+	tm.waitFor("chat, streams, workflows, chat-state, credentials, engine, builder")
 	tm.typeKeys("chat,cron")
-	tm.waitFor(`"cron" is not one of chat, streams, workflows`)
+	tm.waitFor(`"cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder)`)
 	for range 4 {
 		tm.key("BSpace")
 	}
-	tm.typeKeys("streams")
+	tm.typeKeys("engine")
+	tm.waitFor(`"engine" needs the workflows contract`)
+	tm.key("C-u")
+	tm.typeKeys("chat,streams,chat-state,credentials")
 	tm.waitFor("✓ enter to accept")
 	tm.key("Enter")
 	tm.waitFor("Engine SQL module [none]")
@@ -140,7 +145,8 @@ func TestWizardInATerminal(t *testing.T) {
 		t.Fatalf("the command did not succeed:\n%s", s)
 	}
 	root := filepath.Join(dir, "langchain")
-	for _, f := range []string{"src/converters.ts", "src/memory-stream-store.ts", "sql/langchain-state.sql", "bsadapter.json"} {
+	for _, f := range []string{"src/converters.ts", "src/memory-stream-store.ts", "src/memory-chat-state.ts", "src/memory-credentials.ts",
+		"bridge/chat-state.ts", "bridge/credentials.ts", "test/conform.test.ts", "sql/langchain-state.sql", "bsadapter.json"} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			t.Errorf("%s was not written: %v", f, err)
 		}
