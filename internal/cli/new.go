@@ -143,7 +143,11 @@ func runNew(_ context.Context, opts *newOptions) error {
 		return usageErr("use a comma-separated list of "+scaffold.ContractList(), "--contracts is empty")
 	}
 	if opts.builder {
-		fmt.Fprintf(app.Err, "%s --builder is deprecated: use --contracts %s\n", app.ErrStyle.Yellow("note:"), strings.Join(append(slices.Clip(o.Contracts), scaffold.ContractBuilder), ","))
+		instead := slices.Clip(o.Contracts)
+		if !slices.Contains(instead, scaffold.ContractBuilder) {
+			instead = append(instead, scaffold.ContractBuilder)
+		}
+		fmt.Fprintf(app.Err, "%s --builder is deprecated: use --contracts %s\n", app.ErrStyle.Yellow("note:"), strings.Join(instead, ","))
 	}
 	switch opts.storage {
 	case "":

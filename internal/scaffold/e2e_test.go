@@ -83,7 +83,9 @@ func TestEndToEnd(t *testing.T) {
 	if err := os.Symlink(modules, filepath.Join(checkout, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows")
+	// The subpath implements every contract too: its bridge's method
+	// groups sit in tests/langchain/bridge/.
+	run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder")
 	subpath := filepath.Join(pkgDir, "tests", "langchain")
 
 	defaults := []string{"streams", "registry"}
@@ -95,7 +97,7 @@ func TestEndToEnd(t *testing.T) {
 	}{
 		{"package-langchain", lc, true, true, defaults},
 		{"package-generic", generic, true, false, every},
-		{"subpath-langchain", subpath, false, true, defaults},
+		{"subpath-langchain", subpath, false, true, every},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.pkg {
@@ -152,6 +154,14 @@ func TestEndToEnd(t *testing.T) {
 				ci.Dir, ci.Env = c.dir, append(bare, "CI=true")
 				if out, err := ci.CombinedOutput(); err == nil || !bytes.Contains(out, []byte("under CI the conformance suites must run")) {
 					t.Errorf("conform.test.ts without bsadapter under CI=true: %v\n%s", err, out)
+				}
+			}
+			if !c.pkg {
+				// The generated conformance test runs in the checkout's
+				// tests folder as well.
+				out := run(t, c.dir, filepath.Join(modules, ".bin", "tsx"), "--test", "conform.test.ts")
+				if !bytes.Contains(out, []byte("# fail 0")) || !bytes.Contains(out, []byte("ok 1 - the bridge passes every case of "+strings.Join(c.suites, ", ")+"\n")) {
+					t.Errorf("conform.test.ts in the checkout:\n%s", out)
 				}
 			}
 			checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json"), 1)
