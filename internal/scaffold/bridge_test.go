@@ -619,12 +619,12 @@ func statusIs(got any, want map[string]any) bool {
 	return reflect.DeepEqual(m, want)
 }
 
-// The generated stores, behind the generated bridge, run every streams and
-// registry case of the conformance suites and pass them all, eight at a
-// time, with the cases moving their clock and with the cases waiting for
-// their real TTLs.
+// The generated stores and interfaces, behind the generated bridge, run
+// every case of the suites that apply to them (streams, registry and the
+// interface suites) and pass them all, eight at a time, with the cases
+// moving their clock and with the cases waiting for their real TTLs.
 func TestBridgeConformance(t *testing.T) {
-	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: []string{"streams", "workflows"}, Builder: true})
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: scaffold.AllContracts})
 	tsx := testenv.NodeBin(t, "tsx")
 	for _, real := range []bool{false, true} {
 		t.Run(fmt.Sprintf("real-ttls=%v", real), func(t *testing.T) {
@@ -638,7 +638,8 @@ func TestBridgeConformance(t *testing.T) {
 				t.Fatalf("start bridge: %v", err)
 			}
 			defer st.Close()
-			cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
+			cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry,
+				conform.SuiteChatState, conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}})
 			if err != nil {
 				t.Fatal(err)
 			}
