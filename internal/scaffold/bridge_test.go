@@ -647,13 +647,13 @@ func TestBridgeConformance(t *testing.T) {
 			if f := conformtest.Failures(rep); f != "" {
 				t.Errorf("the generated stores failed cases:\n%s", f)
 			}
-			// The protocol has no caller identity for the registry yet.
+			// The bridge has every capability these suites use: nothing skips.
 			for _, r := range rep.Results {
-				if r.Outcome == conform.Skipped && r.Needs != conform.FeatureTenants {
+				if r.Outcome == conform.Skipped {
 					t.Errorf("%s skipped: %s", r.ID, r.Reason)
 				}
 			}
-			if rep.Count(conform.Pass)+rep.SkippedFor(conform.FeatureTenants) != len(cases) {
+			if rep.Count(conform.Pass) != len(cases) {
 				t.Errorf("%d of %d cases passed", rep.Count(conform.Pass), len(cases))
 			}
 		})

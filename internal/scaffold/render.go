@@ -62,10 +62,9 @@ type data struct {
 	Clock   bool
 	Subpath bool
 	// Suites are the conform suites the generated bridge runs, and
-	// SuitesFlag their --suite value; LeftOut the cases of them that the
-	// bridge protocol cannot express, left out by --skip.
-	Suites              []string
-	SuitesFlag, LeftOut string
+	// SuitesFlag their --suite value.
+	Suites     []string
+	SuitesFlag string
 	// BridgeFromTest is the bridge's folder relative to the tests.
 	BridgeFromTest        string
 	Storage, StorageIdent string
@@ -117,9 +116,6 @@ func Render(o *Options) (*Plan, error) {
 	}
 	d.Clock = d.Streams || d.Workflows || d.ChatState
 	d.SuitesFlag = strings.Join(d.Suites, ",")
-	if d.Workflows {
-		d.LeftOut = registryCallerCases
-	}
 
 	type job struct{ tmpl, dest string }
 	var jobs []job
@@ -230,12 +226,6 @@ func BridgeSuites(o *Options) []string {
 	}
 	return out
 }
-
-// registryCallerCases are the registry cases that need the caller's
-// identity and a tenant's permissions, which the bridge protocol does not
-// carry: the generated conformance test leaves them out by name (conform
-// --store=pg checks them against the blocks), so that any other skip fails.
-const registryCallerCases = "^registry/(actor-sees-own-run|tenant-members-read-with-workflow-read|cancel-by-actor-or-tenant-admin)$"
 
 func execute(name string, d data) ([]byte, error) {
 	src, err := fs.ReadFile(templates.FS, name)
