@@ -12,7 +12,10 @@ import (
 
 // The TTLs of the chat-state cases. Locks and values that must outlive a
 // case get a long TTL, so that another case moving a shared clock (a
-// bridge has one for the whole run) by shortTTL*2 cannot expire them.
+// bridge has one for the whole run) by shortTTL*2 cannot expire them. A
+// short TTL is a second: on a store without a clock the cases wait for it
+// in real time, and a store that takes longer than that to answer fails
+// the case rather than passing it.
 const (
 	longTTL  = 10 * time.Minute
 	shortTTL = time.Second
@@ -39,22 +42,15 @@ func storeNow(ctx context.Context, s *Subject) (time.Time, error) {
 	return t, op("read the clock", err)
 }
 
-// advance moves the store's clock, or skips the case when it has none.
+// advance makes d pass for the store: it moves the store's clock, or, on
+// a store without one, waits d in real time, holding no slot of the run's
+// parallelism meanwhile.
 func advance(ctx context.Context, s *Subject, d time.Duration) error {
 	if s.Clock == nil {
-		return Skip("the store's clock cannot be moved, so TTLs cannot be checked without waiting")
+		return s.sleepUntil(ctx, time.Now().Add(d))
 	}
 	_, err := s.Clock.Advance(ctx, d)
 	return op("advance the clock", err)
-}
-
-// needClock skips a case on a store without a movable clock before it
-// stores anything.
-func needClock(s *Subject) error {
-	if s.Clock == nil {
-		return Skip("the store's clock cannot be moved, so TTLs cannot be checked without waiting")
-	}
-	return nil
 }
 
 // queueEntry is a queued Chat SDK message of thread with text, expiring
@@ -222,10 +218,7 @@ func chatStateCases() []Case {
 			c.that(again == nil, "acquireLock after an extension", "nil (the lock is still held)", again)
 			return c.err()
 		}},
-		{ID: "chat-state/lock-extend-moves-expiry", Needs: FeatureClock, Rule: "an extended lock outlives its first TTL", Run: func(ctx context.Context, s *Subject) error {
-			if err := needClock(s); err != nil {
-				return err
-			}
+		{ID: "chat-state/lock-extend-moves-expiry", MovesClock: true, Rule: "an extended lock outlives its first TTL", Run: func(ctx context.Context, s *Subject) error {
 			st := s.ChatState
 			thread := s.ID("thread")
 			l, err := st.AcquireLock(ctx, thread, shortTTL)
@@ -289,10 +282,7 @@ func chatStateCases() []Case {
 			}
 			return eq("acquireLock after forceReleaseLock wins", next != nil, true)
 		}},
-		{ID: "chat-state/lock-expired", Needs: FeatureClock, Rule: "an expired lock cannot be extended and can be taken again", Run: func(ctx context.Context, s *Subject) error {
-			if err := needClock(s); err != nil {
-				return err
-			}
+		{ID: "chat-state/lock-expired", MovesClock: true, Rule: "an expired lock cannot be extended and can be taken again", Run: func(ctx context.Context, s *Subject) error {
 			st := s.ChatState
 			thread := s.ID("thread")
 			l, err := st.AcquireLock(ctx, thread, shortTTL)
@@ -394,10 +384,7 @@ func chatStateCases() []Case {
 			c.that(jsonIs(v, nil), "get after setIfNotExists on a stored null", "null", string(v))
 			return c.err()
 		}},
-		{ID: "chat-state/value-ttl", Needs: FeatureClock, Rule: "a value set with a TTL reads as a miss once the TTL has passed; one set without a TTL stays", Run: func(ctx context.Context, s *Subject) error {
-			if err := needClock(s); err != nil {
-				return err
-			}
+		{ID: "chat-state/value-ttl", MovesClock: true, Rule: "a value set with a TTL reads as a miss once the TTL has passed; one set without a TTL stays", Run: func(ctx context.Context, s *Subject) error {
 			st := s.ChatState
 			short, kept := s.ID("key"), s.ID("key")
 			if err := st.Set(ctx, short, raw(1), shortTTL); err != nil {
@@ -446,10 +433,7 @@ func chatStateCases() []Case {
 			c.that(jsonIs(v, "first"), "the stored value", `"first"`, string(v))
 			return c.err()
 		}},
-		{ID: "chat-state/set-if-not-exists-expired", Needs: FeatureClock, Rule: "set-if-not-exists stores again once the key's TTL has passed", Run: func(ctx context.Context, s *Subject) error {
-			if err := needClock(s); err != nil {
-				return err
-			}
+		{ID: "chat-state/set-if-not-exists-expired", MovesClock: true, Rule: "set-if-not-exists stores again once the key's TTL has passed", Run: func(ctx context.Context, s *Subject) error {
 			st := s.ChatState
 			key := s.ID("key")
 			if _, err := st.SetIfNotExists(ctx, key, raw("old"), shortTTL); err != nil {
@@ -652,10 +636,7 @@ func chatStateCases() []Case {
 			c.eq("three dequeues", got, []string{"one", "two", ""})
 			return c.err()
 		}},
-		{ID: "chat-state/queue-entry-expires", Needs: FeatureClock, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: func(ctx context.Context, s *Subject) error {
-			if err := needClock(s); err != nil {
-				return err
-			}
+		{ID: "chat-state/queue-entry-expires", MovesClock: true, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: func(ctx context.Context, s *Subject) error {
 			st := s.ChatState
 			thread := s.ID("thread")
 			now, err := storeNow(ctx, s)
@@ -786,7 +767,7 @@ func chatStateCases() []Case {
 	for i := range cs {
 		cs[i].Suite = SuiteChatState
 		run := cs[i].Run
-		moves := cs[i].Needs == FeatureClock
+		moves := cs[i].MovesClock
 		// A case that moves the clock of a shared store (a bridge has one
 		// clock for the whole run) moves everyone's time: it runs as one
 		// whole-store step, with no other case of the store in flight,

@@ -26,7 +26,7 @@ var suiteIntro = map[string]string{
 		"a stored null that is not a miss, values without a TTL kept, oldest-first dequeue, " +
 		"and " + fmt.Sprint(writers) + " callers racing on one lock, one list and one queue. " +
 		"TTLs are checked by moving the store's clock (the memory reference's injected clock, " +
-		"or a bridge's `clock` capability), never by waiting; without one those cases are skipped. " +
+		"or a bridge's `clock` capability); on a store without one, or with `--real-ttls`, those cases wait for real TTLs of a second. " +
 		"Over the bridge this suite needs the `chatState` capability; `pg` runs it against the embedded `chat-sdk-state` module, " +
 		"as the service role under a key prefix of its own per case, its clock moved by shifting that prefix's stored times.",
 	SuiteCredentials: "A `CredentialProvider` (contracts.md section 6): tokens live behind a `credential_ref`, never in options or rows. " +
@@ -80,9 +80,10 @@ How each store is driven:
   contracts. Every case passes against it.
 - ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
   adapter, credential provider, engine adapter, graph compiler and builder
-  runtime over the bridge protocol. A suite the bridge does not declare in its capabilities is
-  reported as skipped, with that reason, and so is each case whose optional capability it does not
-  declare: the reason names the capability ([bridge-protocol.md](bridge-protocol.md)).
+  runtime over the bridge protocol. A run that names no suite leaves out the suites the bridge
+  does not declare in its capabilities, and says which; a suite named with ` + "`--suite`" + ` is then
+  reported as skipped, with that reason. Each case whose optional capability the bridge does not
+  declare is skipped, and the reason names the capability ([bridge-protocol.md](bridge-protocol.md)).
 
 Time: TTL and purge cases run on every store. Where rows can be aged (pg,
 memory) or the store's clock moved (a bridge with the ` + "`clock`" + ` capability),
@@ -102,7 +103,7 @@ skipped, with the reason, where it is missing:
 | status kind and expiry | yes | yes | ` + "`" + bridge.CapStreamStatus + "`" + ` |
 | caller identity (owner, another user, anon) | yes: ` + "`SET ROLE` and `request.jwt.claims`" + ` | yes | ` + "`" + bridge.CapStreamCallers + "`" + ` |
 | tenant permissions (registry visibility by tenant) | yes | yes | ` + "`" + bridge.CapRunCallers + "`" + ` |
-| movable clock (chat-state's TTLs) | yes: timestamps are shifted through SQL | yes | ` + "`" + bridge.CapClock + "`" + ` |
+| movable clock (the chat suite's stale-run and harness-lock cases) | yes: timestamps are shifted through SQL | yes | none: the chat suite has no bridge methods |
 
 A bridge with ` + "`" + bridge.CapStreamCallers + "`" + ` receives
 ` + "`\"caller\": {\"role\": \"authenticated\", \"sub\": \"<uuid>\"}`" + ` or

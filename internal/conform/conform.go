@@ -71,6 +71,11 @@ type Case struct {
 	// store. On a store whose subjects share state (a bridge), the case's
 	// whole-store steps run alone (Subject.alone), with no other case in flight.
 	Isolated bool
+	// MovesClock marks a case that makes time pass for the store by its
+	// clock (Subject.Clock): with a clock it moves it, as one whole-store
+	// step on a shared store; without one it waits for real TTLs of a
+	// second.
+	MovesClock bool
 	// Run exercises a fresh subject and returns nil when the rule holds.
 	// It returns a *Mismatch (or an error wrapping one) to show expected
 	// and actual values, or Skip(reason) when the subject lacks an
@@ -89,8 +94,8 @@ const (
 	FeatureStatusDetails Feature = "status kind and expiry"
 	FeatureCallers       Feature = "caller identity"
 	FeatureIdentity      Feature = "store identity"
-	// FeatureClock is the chat suite's: its stale-run case moves a run's
-	// clock, which every store of that suite can.
+	// FeatureClock is the chat suite's: its stale-run and harness-lock
+	// cases move a run's clock, which every store of that suite can.
 	FeatureClock Feature = "movable clock"
 	// FeatureTenants: the registry takes the caller's identity and can
 	// grant a member a permission in a tenant (RegistryCallers).

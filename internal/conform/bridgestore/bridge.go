@@ -28,7 +28,7 @@ type Store struct {
 	// identity is what streamStore.identity answered (capability
 	// streamStore.identity).
 	identity *identity
-	// moveClock says the streams and registry cases may move the
+	// moveClock says the streams, registry and chat-state cases may move the
 	// bridge's clock (capability clock, unless RealTTLs).
 	moveClock bool
 	reads     *reads

@@ -19,13 +19,15 @@ func (b *Store) supportsChatState() error {
 }
 
 // chatStateSubject fills s with the bridge's state adapter, and its clock
-// when the bridge offers one. The clock is the whole bridge's: the cases
+// when the bridge offers one and the run may move it (no RealTTLs);
+// without it the TTL cases wait for real TTLs. The clock is the whole
+// bridge's: the cases
 // that move it run as whole-store steps (the runner's gate), with no other
 // case of the bridge in flight; the others use TTLs far longer than any
 // move.
 func (b *Store) chatStateSubject(s *conform.Subject) {
 	s.ChatState = bridgeChatState{b}
-	if b.c.Capabilities().Has(bridge.CapClock) {
+	if b.moveClock {
 		s.Clock = bridgeClock{b}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 )
 
@@ -29,27 +30,41 @@ func TestBridgeChatStatePasses(t *testing.T) {
 	}
 }
 
-// Without the clock capability the TTL cases are skipped with the reason,
-// and the rest still run and pass.
+// Without the clock capability, and with one the run does not move
+// (--real-ttls), the TTL cases wait for real TTLs of a second: every case
+// runs, none is skipped, and the correct adapter passes them all.
 func TestBridgeChatStateWithoutClock(t *testing.T) {
-	rep := runSuite(t, chatStateBridge(t, "--no-clock"), conform.SuiteChatState)
-	if f := conformtest.Failures(rep); f != "" {
-		t.Errorf("unexpected failures:\n%s", f)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		opts  []bridgestore.Option
+	}{
+		{"no clock", []string{"--no-clock"}, nil},
+		{"real TTLs", nil, []bridgestore.Option{bridgestore.RealTTLs()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := nodeBridgeWith(t, "chatstate.mjs", "the node state adapter", tc.opts, tc.flags...)
+			rep := runSuite(t, st, conform.SuiteChatState)
+			if f := conformtest.Failures(rep); f != "" {
+				t.Errorf("unexpected failures:\n%s", f)
+			}
+			if n := rep.Count(conform.Pass); n != len(rep.Results) || n != suiteCount(conform.SuiteChatState) {
+				t.Errorf("%d of %d chat-state cases passed; skipped: %v", n, len(rep.Results), outcomes(rep, conform.Skipped))
+			}
+		})
 	}
-	var want []string
+}
+
+// suiteCount counts the cases of suite.
+func suiteCount(suite string) int {
+	n := 0
 	for _, c := range conform.Cases() {
-		if c.Suite == conform.SuiteChatState && c.Needs == conform.FeatureClock {
-			want = append(want, c.ID)
+		if c.Suite == suite {
+			n++
 		}
 	}
-	if got := outcomes(rep, conform.Skipped); !sameSet(got, want) || len(want) == 0 {
-		t.Errorf("skipped: got %v, want %v", got, want)
-	}
-	for _, r := range rep.Results {
-		if r.Outcome == conform.Skipped && !strings.Contains(r.Reason, "clock") {
-			t.Errorf("%s skipped for %q, want the clock named", r.ID, r.Reason)
-		}
-	}
+	return n
 }
 
 // Each broken state adapter is caught by the cases of the rule it breaks,
@@ -65,14 +80,20 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 		{"list-cap-keeps-oldest", []string{"chat-state/list-cap-keeps-newest"}},
 		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}},
 		{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}},
+		{"lock-never-expires", []string{"chat-state/lock-expired"}},
+		{"set-ignores-ttl", []string{"chat-state/value-ttl", "chat-state/set-if-not-exists-expired"}},
 	} {
-		t.Run(tc.bug, func(t *testing.T) {
-			t.Parallel()
-			rep := runSuite(t, chatStateBridge(t, "--bug="+tc.bug), conform.SuiteChatState)
-			if got := rep.Failed(); !sameSet(got, tc.want) {
-				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
-			}
-		})
+		// The TTL rules are caught whether the cases move the clock or
+		// wait for real TTLs.
+		for _, flags := range [][]string{nil, {"--no-clock"}} {
+			t.Run(strings.TrimSpace(tc.bug+" "+strings.Join(flags, " ")), func(t *testing.T) {
+				t.Parallel()
+				rep := runSuite(t, chatStateBridge(t, append(flags, "--bug="+tc.bug)...), conform.SuiteChatState)
+				if got := rep.Failed(); !sameSet(got, tc.want) {
+					t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
+				}
+			})
+		}
 	}
 }
 
@@ -83,7 +104,7 @@ func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
 	st := chatStateBridge(t)
 	var moving, cases []conform.Case
 	for _, c := range conform.Cases() {
-		if c.Suite == conform.SuiteChatState && c.Needs == conform.FeatureClock {
+		if c.Suite == conform.SuiteChatState && c.MovesClock {
 			moving = append(moving, c)
 		}
 	}

@@ -17,12 +17,18 @@ import (
 // with flags; what names it in failures ("the node provider").
 func nodeBridge(t *testing.T, script, what string, flags ...string) conform.Store {
 	t.Helper()
+	return nodeBridgeWith(t, script, what, nil, flags...)
+}
+
+// nodeBridgeWith is nodeBridge with the store's options.
+func nodeBridgeWith(t *testing.T, script, what string, opts []bridgestore.Option, flags ...string) conform.Store {
+	t.Helper()
 	node := testenv.Node(t)
 	path, err := filepath.Abs(filepath.Join("testdata", "bridges", script))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, path}, flags...), Timeout: 20 * time.Second})
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, path}, flags...), Timeout: 20 * time.Second}, opts...)
 	if err != nil {
 		t.Fatalf("start %s: %v", what, err)
 	}

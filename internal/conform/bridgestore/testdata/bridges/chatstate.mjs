@@ -8,6 +8,8 @@
 //   --bug=list-cap-keeps-oldest  appendToList past maxLength drops the new value
 //   --bug=queue-counts-expired   expired queue entries count and dequeue
 //   --bug=expired-takes-a-place  an entry that comes expired is queued, under the cap
+//   --bug=lock-never-expires     a lock holds past its TTL
+//   --bug=set-ignores-ttl        set and setIfNotExists store values that never expire
 //   --no-clock                   do not offer the clock capability
 import { randomUUID } from "node:crypto";
 import { serve, args, bug } from "./serve.mjs";
@@ -33,7 +35,7 @@ const queues = new Map(); // threadId -> [entry]
 
 const liveLock = (thread) => {
   const l = locks.get(thread);
-  if (l && l.expiresAt <= now()) {
+  if (l && l.expiresAt <= now() && bug !== "lock-never-expires") {
     locks.delete(thread);
     return undefined;
   }
@@ -52,7 +54,7 @@ const liveQueue = (thread) => {
   queues.set(thread, q);
   return q;
 };
-const expiry = (ttlMs) => (ttlMs > 0 ? now() + ttlMs : null);
+const expiry = (ttlMs) => (ttlMs > 0 && bug !== "set-ignores-ttl" ? now() + ttlMs : null);
 
 const chatState = {
   subscribe({ threadId }) {
