@@ -143,9 +143,13 @@ func runNew(_ context.Context, opts *newOptions) error {
 		return usageErr("use a comma-separated list of "+scaffold.ContractList(), "--contracts is empty")
 	}
 	if opts.builder {
+		// What to write instead must be valid as it stands: builder
+		// needs workflows.
 		instead := slices.Clip(o.Contracts)
-		if !slices.Contains(instead, scaffold.ContractBuilder) {
-			instead = append(instead, scaffold.ContractBuilder)
+		for _, c := range []string{scaffold.ContractWorkflows, scaffold.ContractBuilder} {
+			if !slices.Contains(instead, c) {
+				instead = append(instead, c)
+			}
 		}
 		fmt.Fprintf(app.Err, "%s --builder is deprecated: use --contracts %s\n", app.ErrStyle.Yellow("note:"), strings.Join(instead, ","))
 	}
