@@ -1,0 +1,88 @@
+package memstore_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/memstore"
+)
+
+// Each mutant of a memory reference departs from its interface's contract
+// in one way, and exactly the cases of the rule it breaks fail: no rule
+// goes unchecked, and no case fails for another rule's fault. None is
+// skipped: the memory store has every feature.
+func TestInterfaceMutants(t *testing.T) {
+	type mutant struct {
+		mutation string
+		caught   []string
+	}
+	for _, suite := range []struct {
+		name    string
+		store   func(mutation string) conform.Store
+		mutants []mutant
+	}{
+		{conform.SuiteChatState, memstore.NewChatStateMutant, []mutant{
+			{"release-ignores-token", []string{"chat-state/lock-wrong-token"}},
+			{"lock-never-expires", []string{"chat-state/lock-expired"}},
+			{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}},
+			{"set-ignores-ttl", []string{"chat-state/value-ttl"}},
+			{"null-is-a-miss", []string{"chat-state/value-null-not-a-miss"}},
+			{"list-cap-keeps-oldest", []string{"chat-state/list-cap-keeps-newest"}},
+			{"list-read-modify-write", []string{"chat-state/concurrent-list"}},
+			{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}},
+			{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}},
+		}},
+		{conform.SuiteCredentials, memstore.NewCredentialsMutant, []mutant{
+			{"unknown-provider-not-found", []string{"credentials/unknown-provider"}},
+			{"stale-cache", []string{"credentials/reseed-seen"}},
+			{"ignore-tenant", []string{"credentials/tenants-apart"}},
+			{"revoke-all-users", []string{"credentials/revoke-one-user"}},
+			{"verify-ignores-body", []string{"credentials/inbound-tampered-refused"}},
+			{"token-in-rows", []string{"credentials/no-token-at-rest"}},
+		}},
+		{conform.SuiteGraphCompiler, memstore.NewGraphMutant, []mutant{
+			{"lossy", []string{"graph-compiler/json-round-trip"}},
+			{"nondeterministic", []string{"graph-compiler/deterministic"}},
+			{"mutates-input", []string{"graph-compiler/input-not-mutated"}},
+			{"accepts-cycles", []string{"graph-compiler/invalid-rejected"}},
+		}},
+		{conform.SuiteEngine, memstore.NewEngineMutant, []mutant{
+			{"terminated-is-running", []string{"engine/status-map-total"}},
+			{"guess-unknown", []string{"engine/unknown-status-refused"}},
+			{"start-ignores-key", []string{"engine/start-idempotent"}},
+			{"ignores-cancel", []string{"engine/cancel-reaches-engine"}},
+			{"drops-error", []string{"engine/records-follow-registry"}},
+		}},
+		{conform.SuiteBuilder, memstore.NewBuilderMutant, []mutant{
+			{"retries-step", []string{"builder/step-called-once"}},
+			{"skips-sleep", []string{"builder/sleep-durable-timer"}},
+			{"signal-by-node", []string{"builder/approval-signal"}},
+			{"denied-continues", []string{"builder/approval-denied-stops"}},
+			{"runs-both-branches", []string{"builder/only-active-edges"}},
+			{"outputs-miss-trigger", []string{"builder/outputs-of-nodes-that-ran"}},
+		}},
+	} {
+		cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{suite.name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range suite.mutants {
+			t.Run(suite.name+"/"+m.mutation, func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				defer cancel()
+				rep := conform.Run(ctx, suite.store(m.mutation), cases, conform.Options{Parallel: 8})
+				if got := rep.Failed(); !slices.Equal(got, m.caught) {
+					t.Errorf("mutant %s: failed cases %v, want exactly %v\n%s", m.mutation, got, m.caught, conformtest.Failures(rep))
+				}
+				if n := rep.Count(conform.Skipped); n != 0 {
+					t.Errorf("mutant %s: %d cases skipped on the memory store", m.mutation, n)
+				}
+			})
+		}
+	}
+}
