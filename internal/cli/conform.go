@@ -16,6 +16,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/memstore"
 	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
 	"github.com/bsadapter/bsadapter/internal/conform/storebench"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/spf13/cobra"
@@ -152,7 +153,7 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 		}
 		*re.dst = r
 	}
-	cases, err := conform.Select(conform.Cases(), sel)
+	cases, err := conform.Select(suites.Cases(), sel)
 	if err != nil {
 		return usageErr("run 'bsadapter conform --list' to see the case IDs", "%v", err)
 	}
@@ -177,7 +178,7 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if opts.bench {
 		return runBench(ctx, opts, store)
 	}
-	if err := runnable(store, cases); err != nil {
+	if err := runnable(ctx, store, cases); err != nil {
 		return err
 	}
 	// Named suites run whatever the store is, their cases skipped with the
@@ -238,17 +239,20 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 
 // runnable refuses a run in which the store supports none of the selected
 // suites: everything would be skipped, and a green result would mislead.
-func runnable(store conform.Store, cases []conform.Case) error {
+func runnable(ctx context.Context, store conform.Store, cases []conform.Case) error {
 	var reasons []string
-	for _, suite := range conform.Suites {
-		if !slices.ContainsFunc(cases, func(c conform.Case) bool { return c.Suite == suite }) {
+	seen := map[string]bool{}
+	for i := range cases {
+		c := &cases[i]
+		if seen[c.Suite] {
 			continue
 		}
-		err := store.Supports(suite)
+		seen[c.Suite] = true
+		err := conform.CanRun(ctx, store, c)
 		if err == nil {
 			return nil
 		}
-		reasons = append(reasons, suite+": "+err.Error())
+		reasons = append(reasons, c.Suite+": "+err.Error())
 	}
 	return usageErr("select a suite the store supports with --suite, or use --store pg or memory",
 		"%s runs none of the selected suites (%s)", store.Name(), strings.Join(reasons, "; "))

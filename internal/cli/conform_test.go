@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
@@ -199,7 +200,7 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
 	}
 	left := suiteCases(pgLeftOut...)
-	if doc.SchemaVersion != conform.ReportSchemaVersion || doc.Store != "pg (dsn)" || doc.Summary.Total != len(conform.Cases())-left || doc.Summary.Passed != doc.Summary.Total || doc.Summary.Skipped != 0 {
+	if doc.SchemaVersion != conform.ReportSchemaVersion || doc.Store != "pg (dsn)" || doc.Summary.Total != len(suites.Cases())-left || doc.Summary.Passed != doc.Summary.Total || doc.Summary.Skipped != 0 {
 		t.Errorf("report: %+v", doc.Summary)
 	}
 	checkLeftOut(t, doc.LeftOut, pgLeftOut)
@@ -218,10 +219,10 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 var pgLeftOut = []string{conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}
 
 // suiteCases counts the cases of the suites.
-func suiteCases(suites ...string) int {
+func suiteCases(names ...string) int {
 	n := 0
-	for _, c := range conform.Cases() {
-		if slices.Contains(suites, c.Suite) {
+	for _, c := range suites.Cases() {
+		if slices.Contains(names, c.Suite) {
 			n++
 		}
 	}
@@ -321,7 +322,7 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 		conform.FeatureCallers: "streamStore.callers", conform.FeatureTenants: "runRegistry.callers",
 	}
 	skipped := 0
-	for _, c := range conform.Cases() {
+	for _, c := range suites.Cases() {
 		capName, ok := need[c.Needs]
 		if !ok || c.Suite == conform.SuiteChat {
 			continue
@@ -336,7 +337,7 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 		}
 	}
 	owners := 0
-	for _, c := range conform.Cases() {
+	for _, c := range suites.Cases() {
 		if c.Suite != conform.SuiteChat && (c.Needs == conform.FeatureCallers || c.Needs == conform.FeatureTenants) {
 			owners++
 		}

@@ -10,8 +10,6 @@ var table = sync.OnceValue(func() []Case {
 	all = append(all, chatStateCases()...)
 	all = append(all, credentialCases()...)
 	all = append(all, engineCases()...)
-	all = append(all, graphCases()...)
-	all = append(all, builderCases()...)
 	return all
 })
 

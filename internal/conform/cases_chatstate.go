@@ -780,7 +780,7 @@ func chatStateCases() []Case {
 				return errors.New("the store made a subject without a state adapter")
 			}
 			if moves && s.Shared && s.Clock != nil {
-				return s.alone(ctx, clockMove, func() error { return run(ctx, s) })
+				return s.alone(ctx, ClockMove, func() error { return run(ctx, s) })
 			}
 			return run(ctx, s)
 		}

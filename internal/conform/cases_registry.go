@@ -543,7 +543,7 @@ func registryCases() []Case {
 			return c.err()
 		}},
 		{ID: "registry/purge-keeps-recent-runs", Isolated: true, Rule: "purge keeps terminal runs younger than the window and every run that is not terminal", Run: func(ctx context.Context, s *Subject) error {
-			return s.alone(ctx, purgeOf(SuiteRegistry, 24*time.Hour), func() error {
+			return s.alone(ctx, PurgeOf(SuiteRegistry, 24*time.Hour), func() error {
 				var made []string
 				for _, st := range RunStatuses {
 					id, err := record(ctx, s.Registry, run(s, st))
@@ -579,9 +579,9 @@ func registryCases() []Case {
 			if t.mode == waitReal {
 				window, oldAge = time.Second, 1200*time.Millisecond
 			}
-			return t.run(ctx, func() error {
+			return t.Run(ctx, func() error {
 				var old, young []string
-				t.hold(holdAge, t.now())
+				t.Hold(HoldAge, t.Now())
 				for _, st := range RunStatuses {
 					id, err := record(ctx, s.Registry, run(s, st))
 					if err != nil {
@@ -589,19 +589,19 @@ func registryCases() []Case {
 					}
 					old = append(old, id)
 				}
-				recorded := t.now()
+				recorded := t.Now()
 				var beforeYoung time.Time
 				switch t.mode {
 				case ageRows:
-					if err := t.pass(ctx, oldAge, recorded, old...); err != nil {
+					if err := t.Pass(ctx, oldAge, recorded, old...); err != nil {
 						return err
 					}
 				case moveClock:
-					if err := t.pass(ctx, oldAge-youngAge, recorded); err != nil {
+					if err := t.Pass(ctx, oldAge-youngAge, recorded); err != nil {
 						return err
 					}
 				case waitReal:
-					if err := t.pass(ctx, oldAge, recorded); err != nil {
+					if err := t.Pass(ctx, oldAge, recorded); err != nil {
 						return err
 					}
 				}
@@ -623,15 +623,15 @@ func registryCases() []Case {
 				}
 				switch t.mode {
 				case ageRows:
-					if err := t.pass(ctx, youngAge, recorded, young...); err != nil {
+					if err := t.Pass(ctx, youngAge, recorded, young...); err != nil {
 						return err
 					}
 				case moveClock:
-					if err := t.pass(ctx, youngAge, recorded); err != nil {
+					if err := t.Pass(ctx, youngAge, recorded); err != nil {
 						return err
 					}
 				}
-				return t.purge(ctx, window, func() error {
+				return t.Purge(ctx, window, func() error {
 					if t.mode == waitReal {
 						// Recorded within the step, so that no wait for
 						// other cases can age them past the window.

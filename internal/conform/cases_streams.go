@@ -557,7 +557,7 @@ func streamCases() []Case {
 			return eq("isCancelled", got, false)
 		}},
 		{ID: "streams/purge-returns-count", Rule: "purge returns an integer >= 0", Isolated: true, Run: func(ctx context.Context, s *Subject) error {
-			return s.alone(ctx, purgeOf(SuiteStreams, 24*time.Hour), func() error {
+			return s.alone(ctx, PurgeOf(SuiteStreams, 24*time.Hour), func() error {
 				n, err := s.Streams.Purge(ctx, 0)
 				if err != nil {
 					return op("purge", err)
@@ -688,7 +688,7 @@ func ttlCases() []Case {
 	const day = 24 * time.Hour
 	return []Case{
 		{ID: "streams/purge-keeps-live-and-recent", Isolated: true, Rule: "purge keeps open streams within their TTL and streams closed less than olderThan ago", Run: func(ctx context.Context, s *Subject) error {
-			return s.alone(ctx, purgeOf(SuiteStreams, time.Hour), func() error {
+			return s.alone(ctx, PurgeOf(SuiteStreams, time.Hour), func() error {
 				open, err := openStream(ctx, s, OpenOptions{})
 				if err != nil {
 					return err
@@ -722,21 +722,21 @@ func ttlCases() []Case {
 		}},
 		{ID: "streams/ttl-expired-purged", Isolated: true, Rule: "purge deletes a stream once its TTL has passed, even if it was never closed", Run: func(ctx context.Context, s *Subject) error {
 			t := newTimed(s, SuiteStreams)
-			return t.run(ctx, func() error {
-				ttl := t.unit
-				t.hold(holdExpiry, t.now().Add(ttl))
+			return t.Run(ctx, func() error {
+				ttl := t.Unit
+				t.Hold(HoldExpiry, t.Now().Add(ttl))
 				id, err := openStream(ctx, s, OpenOptions{TTL: ttl})
 				if err != nil {
 					return err
 				}
-				opened := t.now()
+				opened := t.Now()
 				if _, err := appendOK(ctx, s.Streams, id, 0, "a"); err != nil {
 					return err
 				}
-				if err := t.pass(ctx, ttl+t.unit/5, opened, id); err != nil {
+				if err := t.Pass(ctx, ttl+t.Unit/5, opened, id); err != nil {
 					return err
 				}
-				return t.purge(ctx, 30*day, func() error {
+				return t.Purge(ctx, 30*day, func() error {
 					n, err := s.Streams.Purge(ctx, 30*day)
 					if err != nil {
 						return op("purge", err)
@@ -759,19 +759,19 @@ func ttlCases() []Case {
 			if t.mode == waitReal {
 				ttl, age, window = time.Hour, 1200*time.Millisecond, time.Second
 			}
-			return t.run(ctx, func() error {
+			return t.Run(ctx, func() error {
 				id, err := openStream(ctx, s, OpenOptions{TTL: ttl})
 				if err != nil {
 					return err
 				}
-				opened := t.now()
+				opened := t.Now()
 				if _, err := appendOK(ctx, s.Streams, id, 0, "a"); err != nil {
 					return err
 				}
-				if err := t.pass(ctx, age, opened, id); err != nil {
+				if err := t.Pass(ctx, age, opened, id); err != nil {
 					return err
 				}
-				return t.purge(ctx, window, func() error {
+				return t.Purge(ctx, window, func() error {
 					if _, err := s.Streams.Purge(ctx, window); err != nil {
 						return op("purge", err)
 					}
@@ -791,7 +791,7 @@ func ttlCases() []Case {
 			if t.mode == waitReal {
 				window = time.Second
 			}
-			return t.run(ctx, func() error {
+			return t.Run(ctx, func() error {
 				var ids []string
 				for range 2 {
 					id, err := openStream(ctx, s, OpenOptions{TTL: 30 * day})
@@ -804,11 +804,11 @@ func ttlCases() []Case {
 					ids = append(ids, id)
 				}
 				old, young := ids[0], ids[1]
-				t.hold(holdAge, t.now())
+				t.Hold(HoldAge, t.Now())
 				if _, err := s.Streams.Close(ctx, old); err != nil {
 					return op("close", err)
 				}
-				closed := t.now()
+				closed := t.Now()
 				closeYoung := func() error {
 					_, err := s.Streams.Close(ctx, young)
 					return op("close", err)
@@ -818,28 +818,28 @@ func ttlCases() []Case {
 					if err := closeYoung(); err != nil {
 						return err
 					}
-					if err := t.pass(ctx, window*3/2, closed, old); err != nil {
+					if err := t.Pass(ctx, window*3/2, closed, old); err != nil {
 						return err
 					}
-					if err := t.pass(ctx, window/2, closed, young); err != nil {
+					if err := t.Pass(ctx, window/2, closed, young); err != nil {
 						return err
 					}
 				case moveClock:
-					if err := t.pass(ctx, window, closed); err != nil {
+					if err := t.Pass(ctx, window, closed); err != nil {
 						return err
 					}
 					if err := closeYoung(); err != nil {
 						return err
 					}
-					if err := t.pass(ctx, window/2, closed); err != nil {
+					if err := t.Pass(ctx, window/2, closed); err != nil {
 						return err
 					}
 				case waitReal:
-					if err := t.pass(ctx, window+window/5, closed); err != nil {
+					if err := t.Pass(ctx, window+window/5, closed); err != nil {
 						return err
 					}
 				}
-				return t.purge(ctx, window, func() error {
+				return t.Purge(ctx, window, func() error {
 					if t.mode == waitReal {
 						// Closed within the step, so that no wait for other
 						// cases can age it past the window.
@@ -869,18 +869,18 @@ func ttlCases() []Case {
 		}},
 		{ID: "streams/open-expired-unchanged", Isolated: true, Rule: "opening an expired stream's id again returns false and does not revive or reset it", Run: func(ctx context.Context, s *Subject) error {
 			t := newTimed(s, SuiteStreams)
-			return t.run(ctx, func() error {
-				ttl := t.unit
-				t.hold(holdExpiry, t.now().Add(ttl))
+			return t.Run(ctx, func() error {
+				ttl := t.Unit
+				t.Hold(HoldExpiry, t.Now().Add(ttl))
 				id, err := openStream(ctx, s, OpenOptions{TTL: ttl})
 				if err != nil {
 					return err
 				}
-				opened := t.now()
+				opened := t.Now()
 				if _, err := appendOK(ctx, s.Streams, id, 0, "a", "b"); err != nil {
 					return err
 				}
-				if err := t.pass(ctx, ttl+t.unit/5, opened, id); err != nil {
+				if err := t.Pass(ctx, ttl+t.Unit/5, opened, id); err != nil {
 					return err
 				}
 				// Expired, not purged: no purge comes before these checks
@@ -893,11 +893,11 @@ func ttlCases() []Case {
 				if err != nil {
 					return op("status", err)
 				}
-				t.release()
+				t.Release()
 				var c checks
 				c.eq("open of the expired id", again, false)
 				c.eq("status before purge", st, &StreamStatus{Next: 2})
-				err = t.purge(ctx, 30*day, func() error {
+				err = t.Purge(ctx, 30*day, func() error {
 					n, err := s.Streams.Purge(ctx, 30*day)
 					if err != nil {
 						return op("purge", err)

@@ -81,7 +81,15 @@ type Case struct {
 	// and actual values, or Skip(reason) when the subject lacks an
 	// optional feature the case needs.
 	Run func(ctx context.Context, s *Subject) error
+
+	// suite and test are set for the cases of a Suite made by NewSuite:
+	// test runs the case on the subject the suite's opener made.
+	suite *Suite
+	test  func(t *T, subject any)
 }
+
+// Of returns the suite the case belongs to (nil for a case of the table).
+func (c *Case) Of() *Suite { return c.suite }
 
 // Feature is an optional store capability some cases need.
 type Feature string
@@ -125,10 +133,6 @@ type Subject struct {
 	// Engine is the workflow engine adapter under test (engine); it
 	// records into Registry, which the cases read.
 	Engine WorkflowEngine
-	// Builder is the builder runtime under test (builder).
-	Builder BuilderRuntime
-	// Graphs is the graph compiler under test (graph-compiler).
-	Graphs GraphCompiler
 	// Clock, when the store has one, moves the store's time forward, so
 	// that TTL cases need no waiting; nil when time cannot be moved.
 	Clock Clock

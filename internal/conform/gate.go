@@ -34,7 +34,7 @@ type gate struct {
 
 // waiter is a whole-store step waiting for other cases' holds.
 type waiter struct {
-	e     effect
+	e     Effect
 	since time.Time
 }
 
@@ -53,49 +53,51 @@ func gateOf(store Store) *gate {
 	return g.(*gate)
 }
 
-// holdKind says which purges remove what a hold protects.
-type holdKind int
+// HoldKind says which purges remove what a hold protects.
+type HoldKind int
 
 const (
-	// holdExpiry protects a stream whose TTL ends at the hold's time: any
+	// HoldExpiry protects a stream whose TTL ends at the hold's time: any
 	// purge of its suite removes it after that.
-	holdExpiry holdKind = iota
-	// holdAge protects a row that starts ageing at the hold's time (a
+	HoldExpiry HoldKind = iota
+	// HoldAge protects a row that starts ageing at the hold's time (a
 	// closed stream, a finished run): a purge with window w removes it
 	// from w later on.
-	holdAge
+	HoldAge
 )
 
 type hold struct {
 	owner     *Subject
 	suite     string
-	kind      holdKind
+	kind      HoldKind
 	at        time.Time
 	disturbed string
 }
 
-// effect is what a whole-store step may remove: the rows a purge of suite
+// Effect is what a whole-store step may remove: the rows a purge of suite
 // with window takes, or (all) anything, for a move of the clock.
-type effect struct {
+type Effect struct {
 	suite  string
 	window time.Duration
 	all    bool
 }
 
-func purgeOf(suite string, window time.Duration) effect { return effect{suite: suite, window: window} }
+// PurgeOf is the effect of a purge of suite's rows with window.
+func PurgeOf(suite string, window time.Duration) Effect { return Effect{suite: suite, window: window} }
 
-var clockMove = effect{all: true}
+// ClockMove is the effect of moving a store's clock: it may remove anything.
+var ClockMove = Effect{all: true}
 
-// removes says whether a step with effect e at time t may remove what h
+// removes says whether a step with Effect e at time t may remove what h
 // protects.
-func (e effect) removes(h *hold, t time.Time) bool {
+func (e Effect) removes(h *hold, t time.Time) bool {
 	if e.all {
 		return true
 	}
 	if h.suite != e.suite {
 		return false
 	}
-	if h.kind == holdExpiry {
+	if h.kind == HoldExpiry {
 		return !h.at.After(t)
 	}
 	return !h.at.Add(e.window).After(t)
@@ -153,7 +155,7 @@ func (s *slot) finish() {
 
 // holdFrom registers a hold of the subject's case (only while it waits in
 // real time; see gate).
-func (s *Subject) holdFrom(suite string, kind holdKind, at time.Time) {
+func (s *Subject) holdFrom(suite string, kind HoldKind, at time.Time) {
 	if s.gate == nil {
 		return
 	}
@@ -180,11 +182,11 @@ func (g *gate) releaseHolds(s *Subject) {
 	g.changed = make(chan struct{})
 }
 
-// blockedLocked says whether a step with effect e of s must wait for
+// blockedLocked says whether a step with Effect e of s must wait for
 // another case's hold. It waits for every hold it could remove, except
 // where the hold's owner is itself waiting with a step that would remove
 // a hold of s: of two such steps, the one that began to wait first goes.
-func (g *gate) blockedLocked(s *Subject, e effect, since, now time.Time) bool {
+func (g *gate) blockedLocked(s *Subject, e Effect, since, now time.Time) bool {
 	for _, h := range g.holds {
 		if h.owner == s || !e.removes(h, now.Add(guard)) {
 			continue
@@ -197,7 +199,7 @@ func (g *gate) blockedLocked(s *Subject, e effect, since, now time.Time) bool {
 	return false
 }
 
-func (g *gate) removesHoldOfLocked(e effect, s *Subject, now time.Time) bool {
+func (g *gate) removesHoldOfLocked(e Effect, s *Subject, now time.Time) bool {
 	for _, h := range g.holds {
 		if h.owner == s && e.removes(h, now.Add(guard)) {
 			return true
@@ -209,7 +211,7 @@ func (g *gate) removesHoldOfLocked(e effect, s *Subject, now time.Time) bool {
 // alone runs fn, a whole-store step, with no other case of the store in
 // flight. Only Isolated cases call it. e says what the step may remove, so
 // that it does not take what another case is waiting for.
-func (s *Subject) alone(ctx context.Context, e effect, fn func() error) error {
+func (s *Subject) alone(ctx context.Context, e Effect, fn func() error) error {
 	g := s.gate
 	if g == nil {
 		return fn()

@@ -38,7 +38,7 @@ func TestWholeStoreStepsRunAlone(t *testing.T) {
 		}})
 		if i%10 == 0 {
 			cases = append(cases, Case{ID: fmt.Sprintf("streams/whole-%d", i), Suite: SuiteStreams, Isolated: true, Run: func(ctx context.Context, s *Subject) error {
-				return s.alone(ctx, purgeOf(SuiteStreams, time.Hour), func() error {
+				return s.alone(ctx, PurgeOf(SuiteStreams, time.Hour), func() error {
 					if alone.Add(1) != 1 || inflight.Load() != 0 {
 						return fmt.Errorf("%d cases in flight and %d whole-store steps during a whole-store step", inflight.Load(), alone.Load()-1)
 					}
@@ -73,23 +73,23 @@ func TestHoldsOrderWholeStoreSteps(t *testing.T) {
 	at := func(d time.Duration) time.Time { return start.Add(d) }
 	cases := []Case{
 		{ID: "streams/waits-for-expiry", Suite: SuiteStreams, Isolated: true, Run: func(ctx context.Context, s *Subject) error {
-			s.holdFrom(SuiteStreams, holdExpiry, at(300*time.Millisecond))
+			s.holdFrom(SuiteStreams, HoldExpiry, at(300*time.Millisecond))
 			if err := s.sleepUntil(ctx, at(400*time.Millisecond)); err != nil {
 				return err
 			}
-			return s.alone(ctx, purgeOf(SuiteStreams, 30*24*time.Hour), func() error { step("expiry"); return nil })
+			return s.alone(ctx, PurgeOf(SuiteStreams, 30*24*time.Hour), func() error { step("expiry"); return nil })
 		}},
 		{ID: "streams/purges-meanwhile", Suite: SuiteStreams, Isolated: true, Run: func(ctx context.Context, s *Subject) error {
 			if err := s.sleepUntil(ctx, at(100*time.Millisecond)); err != nil {
 				return err
 			}
-			return s.alone(ctx, purgeOf(SuiteStreams, time.Hour), func() error { step("streams purge"); return nil })
+			return s.alone(ctx, PurgeOf(SuiteStreams, time.Hour), func() error { step("streams purge"); return nil })
 		}},
 		{ID: "registry/purges-meanwhile", Suite: SuiteRegistry, Isolated: true, Run: func(ctx context.Context, s *Subject) error {
 			if err := s.sleepUntil(ctx, at(150*time.Millisecond)); err != nil {
 				return err
 			}
-			return s.alone(ctx, purgeOf(SuiteRegistry, time.Second), func() error { step("registry purge"); return nil })
+			return s.alone(ctx, PurgeOf(SuiteRegistry, time.Second), func() error { step("registry purge"); return nil })
 		}},
 	}
 	rep := Run(t.Context(), &bareStore{}, cases, Options{Parallel: 1})
@@ -110,7 +110,7 @@ func TestGateWaitIsNotTimed(t *testing.T) {
 		}},
 		{ID: "streams/whole", Suite: SuiteStreams, Isolated: true, Timeout: 300 * time.Millisecond, Run: func(ctx context.Context, s *Subject) error {
 			time.Sleep(50 * time.Millisecond)
-			return s.alone(ctx, purgeOf(SuiteStreams, time.Hour), func() error { return ctx.Err() })
+			return s.alone(ctx, PurgeOf(SuiteStreams, time.Hour), func() error { return ctx.Err() })
 		}},
 	}
 	rep := Run(t.Context(), &bareStore{}, cases, Options{Parallel: 2})

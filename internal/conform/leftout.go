@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -41,17 +42,16 @@ type LeftOut struct {
 func Implemented(store Store, cases []Case) ([]Case, []LeftOut) {
 	var kept []Case
 	var out []LeftOut
-	for _, suite := range Suites {
+	for _, suite := range suitesOf(cases) {
 		n := 0
-		for _, c := range cases {
-			if c.Suite == suite {
+		var first *Case
+		for i := range cases {
+			if cases[i].Suite == suite {
 				n++
+				first = &cases[i]
 			}
 		}
-		if n == 0 {
-			continue
-		}
-		if err := store.Supports(suite); IsNotImplemented(err) {
+		if err := CanRun(context.Background(), store, first); IsNotImplemented(err) {
 			out = append(out, LeftOut{Suite: suite, Cases: n, Reason: err.Error()})
 		}
 	}
@@ -61,4 +61,16 @@ func Implemented(store Store, cases []Case) ([]Case, []LeftOut) {
 		}
 	}
 	return kept, out
+}
+
+// suitesOf returns the names of the suites of cases, in the order they
+// first appear.
+func suitesOf(cases []Case) []string {
+	var names []string
+	for _, c := range cases {
+		if !slices.Contains(names, c.Suite) {
+			names = append(names, c.Suite)
+		}
+	}
+	return names
 }

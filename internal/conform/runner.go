@@ -112,9 +112,10 @@ type Options struct {
 // Skip (overlapping filters are refused rather than silently resolved),
 // or when nothing is left.
 func Select(table []Case, opts Options) ([]Case, error) {
+	known := suitesOf(table)
 	for _, s := range opts.Suites {
-		if !slices.Contains(Suites, s) {
-			return nil, fmt.Errorf("unknown suite %q (the suites are %s)", s, strings.Join(Suites, ", "))
+		if !slices.Contains(known, s) {
+			return nil, fmt.Errorf("unknown suite %q (the suites are %s)", s, strings.Join(known, ", "))
 		}
 	}
 	var out, both []Case
@@ -165,8 +166,17 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 		opts.OnEvent(e)
 	}
 	supported := map[string]error{}
-	for _, s := range Suites {
-		supported[s] = store.Supports(s)
+	openers := map[string]opener{}
+	for i := range cases {
+		c := &cases[i]
+		if _, done := supported[c.Suite]; done {
+			continue
+		}
+		if c.suite != nil && c.suite.open != nil {
+			openers[c.Suite], supported[c.Suite] = c.suite.open(ctx, store)
+		} else {
+			supported[c.Suite] = store.Supports(c.Suite)
+		}
 	}
 	lister, _ := store.(FeatureLister)
 	g := gateOf(store)
@@ -196,7 +206,7 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 			} else if why := missing(lister, c.Needs); why != "" {
 				res = Result{ID: c.ID, Suite: c.Suite, Rule: c.Rule, Outcome: Skipped, Reason: why, Needs: c.Needs}
 			} else {
-				res = runCase(ctx, store, c, opts.Timeout, g, sl)
+				res = runCase(ctx, store, openers[c.Suite], c, opts.Timeout, g, sl)
 			}
 			if err := brokenStore(store); err != nil && res.Outcome == Fail {
 				// The store (a bridge) stopped working: this case and the
@@ -237,7 +247,7 @@ func missing(l FeatureLister, f Feature) string {
 // ordinary case holds the run's gate shared while it runs, so that no
 // whole-store step of an Isolated case meets it; it lets go when it ends
 // or is given up on.
-func runCase(ctx context.Context, store Store, c *Case, override time.Duration, g *gate, sl *slot) Result {
+func runCase(ctx context.Context, store Store, open opener, c *Case, override time.Duration, g *gate, sl *slot) Result {
 	res := Result{ID: c.ID, Suite: c.Suite, Rule: c.Rule}
 	timeout := c.Timeout
 	if timeout <= 0 {
@@ -267,6 +277,24 @@ func runCase(ctx context.Context, store Store, c *Case, override time.Duration, 
 					err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 				}
 			}()
+			if c.test != nil {
+				subj := &Subject{gate: g, slot: sl, isolated: c.Isolated, clock: cctx}
+				defer g.releaseHolds(subj)
+				t := newT(cctx, c, subj)
+				return t.run(func(t *T) {
+					s, err := open(t)
+					if err != nil {
+						t.Fatal(fmt.Errorf("cannot make a fresh subject: %w", err))
+					}
+					if !c.Isolated {
+						cctx.pause()
+						sh.lock()
+						cctx.resume()
+						t.Cleanup(sh.unlock)
+					}
+					c.test(t, s)
+				})
+			}
 			subj, release, err := store.NewSubject(cctx, c)
 			if err != nil {
 				return fmt.Errorf("cannot make a fresh subject: %w", err)

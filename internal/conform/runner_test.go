@@ -11,6 +11,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/memstore"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
 // countingStore hands out memory subjects and counts them and their
@@ -113,7 +114,7 @@ func TestRunStopsWhenInterrupted(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
-	all := conform.Cases()
+	all := suites.Cases()
 	got, err := conform.Select(all, conform.Options{Suites: []string{"registry"}, Run: regexp.MustCompile("cancel")})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -58,16 +57,8 @@ func HintOf(err error) string {
 	return ""
 }
 
-// wantHint checks that err is a store failure with the given hint.
-func wantHint(what string, err error, hint string) error {
-	if err == nil {
-		return &Mismatch{What: what, Expected: "a failure with hint " + hint, Actual: "success"}
-	}
-	if h := HintOf(err); h != hint {
-		return &Mismatch{What: what, Expected: "a failure with hint " + hint, Actual: fmt.Sprintf("hint %q (%v)", h, err)}
-	}
-	return nil
-}
+// wantHint is WantHint, for the table's cases.
+func wantHint(what string, err error, hint string) error { return WantHint(what, err, hint) }
 
 // OpenOptions are the optional arguments of StreamStore.Open. TTL zero
 // means the contract's default of one day.

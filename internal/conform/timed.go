@@ -18,57 +18,65 @@ const (
 	waitReal
 )
 
-// timed drives time for one case of one suite.
-type timed struct {
+// Ager shifts the timestamps of one row of a suite (a stream, a run) back
+// by d, as if d had passed for it; stores that can (pg, memory) give one
+// to the suites whose cases move time.
+type Ager func(ctx context.Context, id string, d time.Duration) error
+
+// Timed drives time for one case of one suite: it ages the case's rows
+// when the store can, moves the store's clock when it has one, and waits
+// in real time, with TTLs of seconds, otherwise.
+type Timed struct {
 	s     *Subject
+	ctx   context.Context
 	suite string
 	mode  timeMode
-	// unit is the case's unit of time: an hour when time is moved, a
+	age   Ager
+	// Unit is the case's unit of time: an hour when time is moved, a
 	// second when the case waits for it.
-	unit time.Duration
+	Unit time.Duration
 }
 
-func newTimed(s *Subject, suite string) *timed {
-	t := &timed{s: s, suite: suite, unit: time.Hour}
-	var ages bool
-	switch suite {
-	case SuiteStreams:
-		_, ages = s.Streams.(StreamAger)
-	case SuiteRegistry:
-		_, ages = s.Registry.(RunAger)
-	}
+// NewTimed returns the Timed of t's case in suite; age is nil when the
+// store cannot age rows.
+func NewTimed(t *T, suite string, age Ager) *Timed {
+	return newTimedOf(t.s, suite, age)
+}
+
+func newTimedOf(s *Subject, suite string, age Ager) *Timed {
+	t := &Timed{s: s, suite: suite, age: age, Unit: time.Hour}
 	switch {
-	case ages:
+	case age != nil:
 		t.mode = ageRows
 	case s.Clock != nil:
 		t.mode = moveClock
 	default:
 		t.mode = waitReal
-		t.unit = time.Second
+		t.Unit = time.Second
 	}
 	return t
 }
 
-// run runs the case's body: in one whole-store step when it moves the
+// Run runs the case's body: in one whole-store step when it moves the
 // store's clock (a move affects every case), as it is otherwise.
-func (t *timed) run(ctx context.Context, body func() error) error {
+func (t *Timed) Run(ctx context.Context, body func() error) error {
 	if t.mode == moveClock {
-		return t.s.alone(ctx, clockMove, body)
+		return t.s.alone(ctx, ClockMove, body)
 	}
 	return body()
 }
 
-// purge runs fn, a purge of the suite with window, as a whole-store step
+// Purge runs fn, a purge of the suite with window, as a whole-store step
 // (already one when the clock moves).
-func (t *timed) purge(ctx context.Context, window time.Duration, fn func() error) error {
+func (t *Timed) Purge(ctx context.Context, window time.Duration, fn func() error) error {
 	if t.mode == moveClock {
 		return fn()
 	}
-	return t.s.alone(ctx, purgeOf(t.suite, window), fn)
+	return t.s.alone(ctx, PurgeOf(t.suite, window), fn)
 }
 
-// now is the time the store lives in.
-func (t *timed) now() time.Time {
+// Now is the time the store lives in.
+func (t *Timed) Now() time.Time {
 	if t.mode == moveClock {
 		// Advancing by nothing reads the store's time; a failure shows
 		// in the store call that follows.
@@ -79,42 +87,52 @@ func (t *timed) now() time.Time {
 	return time.Now()
 }
 
-// hold registers, when the case waits in real time, that from at on a
+// Hold registers, when the case waits in real time, that from at on a
 // purge may remove what it waits for (see gate).
-func (t *timed) hold(kind holdKind, at time.Time) {
+func (t *Timed) Hold(kind HoldKind, at time.Time) {
 	if t.mode == waitReal {
 		t.s.holdFrom(t.suite, kind, at)
 	}
 }
 
-// release drops the case's holds: what it waited for has been checked,
+// Release drops the case's holds: what it waited for has been checked,
 // and other cases' purges may take it now.
-func (t *timed) release() {
+func (t *Timed) Release() {
 	if t.mode == waitReal && t.s.gate != nil {
 		t.s.gate.releaseHolds(t.s)
 	}
 }
 
-// pass makes d pass for the rows ids (streams or runs of the suite),
+// Pass makes d pass for the rows ids (streams or runs of the suite),
 // counted from since when the case waits in real time.
-func (t *timed) pass(ctx context.Context, d time.Duration, since time.Time, ids ...string) error {
+func (t *Timed) Pass(ctx context.Context, d time.Duration, since time.Time, ids ...string) error {
 	switch t.mode {
 	case ageRows:
 		for _, id := range ids {
-			var err error
-			if t.suite == SuiteStreams {
-				err = t.s.Streams.(StreamAger).AgeStream(ctx, id, d)
-			} else {
-				err = t.s.Registry.(RunAger).AgeRun(ctx, id, d)
-			}
-			if err != nil {
-				return op("move time", err)
+			if err := t.age(ctx, id, d); err != nil {
+				return Op("move time", err)
 			}
 		}
 		return nil
 	case moveClock:
 		_, err := t.s.Clock.Advance(ctx, d)
-		return op("move the store's clock", err)
+		return Op("move the store's clock", err)
 	}
 	return t.s.sleepUntil(ctx, since.Add(d))
+}
+
+// newTimed is the Timed of a table case (to go with the last of them).
+func newTimed(s *Subject, suite string) *Timed {
+	var age Ager
+	switch suite {
+	case SuiteStreams:
+		if a, ok := s.Streams.(StreamAger); ok {
+			age = a.AgeStream
+		}
+	case SuiteRegistry:
+		if a, ok := s.Registry.(RunAger); ok {
+			age = a.AgeRun
+		}
+	}
+	return newTimedOf(s, suite, age)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -251,7 +252,7 @@ func exampleConforms(t *testing.T, opts ...bridgestore.Option) {
 			t.Fatalf("the example bridge does not offer the %s suite: %v", suite, err)
 		}
 	}
-	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/testenv"
@@ -638,7 +639,7 @@ func TestBridgeConformance(t *testing.T) {
 				t.Fatalf("start bridge: %v", err)
 			}
 			defer st.Close()
-			cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry,
+			cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry,
 				conform.SuiteChatState, conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}})
 			if err != nil {
 				t.Fatal(err)

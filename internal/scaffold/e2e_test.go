@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -268,11 +269,11 @@ func checkConform(t *testing.T, out []byte, offered []string) {
 	if r.SchemaVersion != 2 || r.Summary.Failed != 0 || r.Summary.Passed == 0 {
 		t.Errorf("conform summary: %+v", r.Summary)
 	}
-	suites := map[string]int{}
+	passed := map[string]int{}
 	for _, c := range r.Results {
 		switch c.Outcome {
 		case "passed":
-			suites[c.Suite]++
+			passed[c.Suite]++
 		case "skipped":
 			// The generated store is complete: it runs every streams and
 			// registry case.
@@ -298,14 +299,14 @@ func checkConform(t *testing.T, out []byte, offered []string) {
 		}
 	}
 	want := map[string]int{}
-	for _, c := range conform.Cases() {
+	for _, c := range suites.Cases() {
 		want[c.Suite]++
 	}
 	// Every case of streams, of registry and of each suite the adapter
 	// offers passed.
 	for _, suite := range append([]string{conform.SuiteStreams, conform.SuiteRegistry}, offered...) {
-		if suites[suite] != want[suite] || want[suite] == 0 {
-			t.Errorf("%d %s cases passed, want all %d", suites[suite], suite, want[suite])
+		if passed[suite] != want[suite] || want[suite] == 0 {
+			t.Errorf("%d %s cases passed, want all %d", passed[suite], suite, want[suite])
 		}
 	}
 }

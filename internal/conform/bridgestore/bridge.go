@@ -185,21 +185,38 @@ func (b *Store) Supports(suite string) error {
 		if !caps.Has(bridge.GroupWorkflowEngine) || !caps.RunRegistry {
 			return conform.NotImplemented("the bridge does not declare capabilities.%s and capabilities.runRegistry (the registry it records into)", bridge.GroupWorkflowEngine)
 		}
-	case conform.SuiteGraphCompiler:
-		if !caps.Has(bridge.GroupGraphCompiler) {
-			return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupGraphCompiler)
-		}
-	case conform.SuiteBuilder:
-		if !caps.Has(bridge.GroupBuilderRuntime) {
-			return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupBuilderRuntime)
-		}
 	}
 	return nil
 }
 
+// prefix returns a new prefix for a case's ids, unique across runs on
+// one bridge.
+func (b *Store) prefix() string {
+	return fmt.Sprintf("conform-%s-%d", strings.ToLower(rand.Text()[:8]), b.n.Add(1))
+}
+
+// open is the opener of a suite whose subject is v: fresh ids on the
+// run's one bridge process, shared with the other cases.
+func open[S any](b *Store, v S) conform.Opener[S] {
+	return func(t *conform.T) (S, error) {
+		t.SetPrefix(b.prefix())
+		t.SetShared()
+		return v, nil
+	}
+}
+
+// group returns the opener of a suite whose methods are the bridge's
+// group g, or why the bridge does not implement the suite.
+func group[S any](b *Store, g string, v S) (conform.Opener[S], error) {
+	if !b.c.Capabilities().Has(g) {
+		return nil, conform.NotImplemented("the bridge does not declare capabilities.%s", g)
+	}
+	return open(b, v), nil
+}
+
 // NewSubject returns fresh ids on the run's one bridge process.
 func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
-	s := &conform.Subject{Prefix: fmt.Sprintf("conform-%s-%d", strings.ToLower(rand.Text()[:8]), b.n.Add(1)), Shared: true}
+	s := &conform.Subject{Prefix: b.prefix(), Shared: true}
 	if b.moveClock && (c.Suite == conform.SuiteStreams || c.Suite == conform.SuiteRegistry) {
 		// Moved only in whole-store steps (the runner's gate).
 		s.Clock = bridgeClock{b}
@@ -220,10 +237,6 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		s.Credentials = bridgeCredentials{b}
 	case conform.SuiteEngine:
 		s.Engine = bridgeEngine{bridgeCredentials{b}}
-	case conform.SuiteGraphCompiler:
-		s.Graphs = bridgeGraphs{bridgeCredentials{b}}
-	case conform.SuiteBuilder:
-		s.Builder = bridgeBuilder{bridgeCredentials{b}}
 	}
 	return s, func() {}, nil
 }

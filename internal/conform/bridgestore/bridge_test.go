@@ -14,6 +14,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -43,7 +44,7 @@ func runAt(t *testing.T, st conform.Store, parallel int) *conform.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	return conform.Run(ctx, st, conform.Cases(), conform.Options{Parallel: parallel})
+	return conform.Run(ctx, st, suites.Cases(), conform.Options{Parallel: parallel})
 }
 
 func outcomes(rep *conform.Report, o conform.Outcome) []string {
@@ -61,7 +62,7 @@ func outcomes(rep *conform.Report, o conform.Outcome) []string {
 // declares none of the other interfaces).
 func chatCases() []string {
 	var ids []string
-	for _, c := range conform.Cases() {
+	for _, c := range suites.Cases() {
 		if !storeSuite(c.Suite) {
 			ids = append(ids, c.ID)
 		}
@@ -85,7 +86,7 @@ func storeSkips(rep *conform.Report) []string {
 // one of features.
 func needing(features ...conform.Feature) []string {
 	var ids []string
-	for _, c := range conform.Cases() {
+	for _, c := range suites.Cases() {
 		if storeSuite(c.Suite) && slices.Contains(features, c.Needs) {
 			ids = append(ids, c.ID)
 		}
@@ -120,7 +121,7 @@ func TestBridgeNodeStorePasses(t *testing.T) {
 			if got := outcomes(rep, conform.Skipped); !sameSet(got, chatCases()) {
 				t.Errorf("skipped cases:\n got %v\nwant only the chat suite", got)
 			}
-			if n := rep.Count(conform.Pass); n != len(conform.Cases())-len(chatCases()) {
+			if n := rep.Count(conform.Pass); n != len(suites.Cases())-len(chatCases()) {
 				t.Errorf("%d cases passed, want every streams and registry case", n)
 			}
 		})

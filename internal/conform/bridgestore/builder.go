@@ -5,6 +5,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 )
 
 // bridgeBuilder drives a builder runtime over the builderRuntime methods.
@@ -19,11 +20,16 @@ func (b bridgeBuilder) Identity(ctx context.Context) (int, string, error) {
 	return res.APIVersion, res.Name, err
 }
 
-func (b bridgeBuilder) Execute(ctx context.Context, r conform.BuilderRequest) (conform.BuilderResult, error) {
-	var res conform.BuilderResult
+func (b bridgeBuilder) Execute(ctx context.Context, r builder.Request) (builder.Result, error) {
+	var res builder.Result
 	err := b.p.call(ctx, bridge.MethodBuilderExecute, map[string]any{"request": r}, &res)
 	if res.Outputs == nil {
 		res.Outputs = map[string]any{}
 	}
 	return res, err
+}
+
+// BuilderRuntime drives the bridge's builderRuntime methods.
+func (b *Store) BuilderRuntime(context.Context) (conform.Opener[builder.Runtime], error) {
+	return group[builder.Runtime](b, bridge.GroupBuilderRuntime, bridgeBuilder{bridgeCredentials{b}})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
 // chatStateBridge starts testdata/bridges/chatstate.mjs with flags.
@@ -59,7 +60,7 @@ func TestBridgeChatStateWithoutClock(t *testing.T) {
 // suiteCount counts the cases of suite.
 func suiteCount(suite string) int {
 	n := 0
-	for _, c := range conform.Cases() {
+	for _, c := range suites.Cases() {
 		if c.Suite == suite {
 			n++
 		}
@@ -103,7 +104,7 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
 	st := chatStateBridge(t)
 	var moving, cases []conform.Case
-	for _, c := range conform.Cases() {
+	for _, c := range suites.Cases() {
 		if c.Suite == conform.SuiteChatState && c.MovesClock {
 			moving = append(moving, c)
 		}

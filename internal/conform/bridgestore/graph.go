@@ -6,6 +6,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
 // bridgeGraphs drives a graph compiler over the graphCompiler methods;
@@ -22,8 +23,13 @@ func (g bridgeGraphs) Identity(ctx context.Context) (int, string, error) {
 	return res.APIVersion, res.Name, err
 }
 
-func (g bridgeGraphs) Compile(ctx context.Context, graph json.RawMessage) (conform.CompileResult, error) {
-	var res conform.CompileResult
+func (g bridgeGraphs) Compile(ctx context.Context, graph json.RawMessage) (graphcompiler.CompileResult, error) {
+	var res graphcompiler.CompileResult
 	err := g.p.call(ctx, bridge.MethodGraphCompile, map[string]any{"graph": graph}, &res)
 	return res, err
+}
+
+// GraphCompiler drives the bridge's graphCompiler methods.
+func (b *Store) GraphCompiler(context.Context) (conform.Opener[graphcompiler.Compiler], error) {
+	return group[graphcompiler.Compiler](b, bridge.GroupGraphCompiler, bridgeGraphs{bridgeCredentials{b}})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -48,7 +49,7 @@ func runSuite(t *testing.T, st conform.Store, suite string) *conform.Report {
 // runSuiteParallel runs suite's cases against st, par at a time.
 func runSuiteParallel(t *testing.T, st conform.Store, suite string, par int) *conform.Report {
 	t.Helper()
-	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{suite}})
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{suite}})
 	if err != nil {
 		t.Fatal(err)
 	}

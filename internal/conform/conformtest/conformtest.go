@@ -11,15 +11,16 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
 // Run runs every case of the given suites (none: all) against store as
 // subtests of t, named by case ID. Each case runs on a fresh subject, in
 // parallel with the others, and fails with every mismatch it found; a
 // case that does not finish within its timeout fails.
-func Run(t *testing.T, store conform.Store, suites ...string) {
+func Run(t *testing.T, store conform.Store, names ...string) {
 	t.Helper()
-	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: suites})
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: names})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,9 +28,6 @@ func Run(t *testing.T, store conform.Store, suites ...string) {
 		c := cases[i]
 		t.Run(strings.TrimPrefix(c.ID, c.Suite+"/"), func(t *testing.T) {
 			t.Parallel()
-			if err := store.Supports(c.Suite); err != nil {
-				t.Skipf("%s: %v", c.ID, err)
-			}
 			ctx := t.Context()
 			if dl, ok := t.Deadline(); ok {
 				var cancel context.CancelFunc

@@ -39,8 +39,12 @@ func New() conform.Store { return &memoryStore{} }
 func (m *memoryStore) Name() string          { return "memory" }
 func (m *memoryStore) Supports(string) error { return nil }
 func (m *memoryStore) Close() error          { return nil }
+
+// prefix returns a new prefix for a case's ids.
+func (m *memoryStore) prefix() string { return fmt.Sprintf("mem%d", m.n.Add(1)) }
+
 func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.Subject, func(), error) {
-	s := &conform.Subject{Prefix: fmt.Sprintf("mem%d", m.n.Add(1))}
+	s := &conform.Subject{Prefix: m.prefix()}
 	streams := newStreams()
 	switch c.Suite {
 	case conform.SuiteStreams:
@@ -56,10 +60,6 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.Credentials = newCredentials(m.credMut)
 	case conform.SuiteEngine:
 		s.Engine = newEngine(m.engineMut)
-	case conform.SuiteBuilder:
-		s.Builder = &refBuilder{mut: m.builderMut}
-	case conform.SuiteGraphCompiler:
-		s.Graphs = &refCompiler{mut: m.graphMut}
 	}
 	return s, func() {}, nil
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
 // builderMutation names a deliberate departure from the builder runtime
@@ -20,10 +22,10 @@ type refBuilder struct{ mut builderMutation }
 
 func (b *refBuilder) Identity(context.Context) (int, string, error) { return 1, "memory", nil }
 
-func (b *refBuilder) Execute(_ context.Context, r conform.BuilderRequest) (conform.BuilderResult, error) {
-	res := conform.BuilderResult{Outputs: map[string]any{}, Trace: []conform.TraceEvent{}}
-	nodes := map[string]conform.GraphNode{}
-	incoming := map[string][]conform.GraphEdge{}
+func (b *refBuilder) Execute(_ context.Context, r builder.Request) (builder.Result, error) {
+	res := builder.Result{Outputs: map[string]any{}, Trace: []builder.TraceEvent{}}
+	nodes := map[string]graphcompiler.Node{}
+	incoming := map[string][]graphcompiler.Edge{}
 	for _, n := range r.Graph.Nodes {
 		nodes[n.ID] = n
 	}
@@ -85,7 +87,7 @@ func (b *refBuilder) Execute(_ context.Context, r conform.BuilderRequest) (confo
 }
 
 // run is the runtime's part: a durable step, timer or signal per node.
-func (b *refBuilder) run(n conform.GraphNode, r conform.BuilderRequest, res *conform.BuilderResult) (any, error) {
+func (b *refBuilder) run(n graphcompiler.Node, r builder.Request, res *builder.Result) (any, error) {
 	switch n.Kind {
 	case "trigger":
 		return r.Input, nil
@@ -95,14 +97,14 @@ func (b *refBuilder) run(n conform.GraphNode, r conform.BuilderRequest, res *con
 			attempts = 2
 		}
 		for a := 1; a <= attempts; a++ {
-			res.Trace = append(res.Trace, conform.TraceEvent{Type: "step", NodeID: n.ID, Step: fmt.Sprint(n.Config["step"]), Config: maps.Clone(n.Config),
+			res.Trace = append(res.Trace, builder.TraceEvent{Type: "step", NodeID: n.ID, Step: fmt.Sprint(n.Config["step"]), Config: maps.Clone(n.Config),
 				Input: maps.Clone(r.Input), Results: maps.Clone(res.Outputs), RunKey: r.RunKey, Attempt: a})
 		}
 		return map[string]any{"node": n.ID, "step": n.Config["step"]}, nil
 	case "sleep":
 		secs, _ := n.Config["seconds"].(float64)
 		if b.mut != "skips-sleep" {
-			res.Trace = append(res.Trace, conform.TraceEvent{Type: "sleep", NodeID: n.ID, Seconds: secs})
+			res.Trace = append(res.Trace, builder.TraceEvent{Type: "sleep", NodeID: n.ID, Seconds: secs})
 		}
 		return map[string]any{"slept": secs}, nil
 	case "approval":
@@ -110,10 +112,18 @@ func (b *refBuilder) run(n conform.GraphNode, r conform.BuilderRequest, res *con
 		if b.mut == "signal-by-node" {
 			name = n.ID
 		}
-		res.Trace = append(res.Trace, conform.TraceEvent{Type: "signal", NodeID: n.ID, Signal: name})
+		res.Trace = append(res.Trace, builder.TraceEvent{Type: "signal", NodeID: n.ID, Signal: name})
 		return map[string]any{"approved": r.Approvals[n.ID]}, nil
 	case "condition":
 		return r.Input[fmt.Sprint(n.Config["field"])] == n.Config["equals"], nil
 	}
 	return nil, &conform.StoreError{Hint: conform.KindInvalidInput, Message: "unknown node kind " + n.Kind}
+}
+
+// BuilderRuntime gives each builder case a reference runtime of its own.
+func (m *memoryStore) BuilderRuntime(context.Context) (conform.Opener[builder.Runtime], error) {
+	return func(t *conform.T) (builder.Runtime, error) {
+		t.SetPrefix(m.prefix())
+		return &refBuilder{mut: m.builderMut}, nil
+	}, nil
 }

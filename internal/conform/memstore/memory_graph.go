@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
 // graphMutation names a deliberate departure from the graph compiler
@@ -32,14 +33,14 @@ func invalid(format string, args ...any) error {
 
 // check returns why g breaks the contract, or nil, and the nodes in
 // topological order.
-func (r *refCompiler) check(g *conform.Graph) ([]string, error) {
-	byID := map[string]conform.GraphNode{}
+func (r *refCompiler) check(g *graphcompiler.Graph) ([]string, error) {
+	byID := map[string]graphcompiler.Node{}
 	triggers := 0
 	for _, n := range g.Nodes {
 		if _, dup := byID[n.ID]; dup || n.ID == "" {
 			return nil, invalid("node id %q is empty or used twice", n.ID)
 		}
-		if !slices.Contains(conform.NodeKinds, n.Kind) {
+		if !slices.Contains(graphcompiler.NodeKinds, n.Kind) {
 			return nil, invalid("node %s has unknown kind %q", n.ID, n.Kind)
 		}
 		if n.Kind == "trigger" {
@@ -88,14 +89,14 @@ func (r *refCompiler) check(g *conform.Graph) ([]string, error) {
 	return order, nil
 }
 
-func (r *refCompiler) Compile(_ context.Context, raw json.RawMessage) (conform.CompileResult, error) {
-	var g conform.Graph
+func (r *refCompiler) Compile(_ context.Context, raw json.RawMessage) (graphcompiler.CompileResult, error) {
+	var g graphcompiler.Graph
 	if err := json.Unmarshal(raw, &g); err != nil {
-		return conform.CompileResult{}, invalid("the graph is not JSON of the graph's form: %v", err)
+		return graphcompiler.CompileResult{}, invalid("the graph is not JSON of the graph's form: %v", err)
 	}
 	order, err := r.check(&g)
 	if err != nil {
-		return conform.CompileResult{}, err
+		return graphcompiler.CompileResult{}, err
 	}
 	nodes := map[string]any{}
 	for _, n := range g.Nodes {
@@ -127,21 +128,21 @@ func (r *refCompiler) Compile(_ context.Context, raw json.RawMessage) (conform.C
 	}
 	compiled, err := json.Marshal(plan)
 	if err != nil {
-		return conform.CompileResult{}, err
+		return graphcompiler.CompileResult{}, err
 	}
 	var back any
 	if err := json.Unmarshal(compiled, &back); err != nil {
-		return conform.CompileResult{}, err
+		return graphcompiler.CompileResult{}, err
 	}
 	// The graph after the call is what the caller's object now holds: the
 	// reference decoded its own copy, so only a mutant changes it.
 	after := raw
 	if r.mut == "mutates-input" {
 		if after, err = json.Marshal(g); err != nil {
-			return conform.CompileResult{}, err
+			return graphcompiler.CompileResult{}, err
 		}
 	}
-	return conform.CompileResult{Compiled: compiled, Lossless: reflect.DeepEqual(untyped(plan), back), GraphAfter: after}, nil
+	return graphcompiler.CompileResult{Compiled: compiled, Lossless: reflect.DeepEqual(untyped(plan), back), GraphAfter: after}, nil
 }
 
 // untyped turns the plan's typed slices and maps into the any-typed
@@ -167,4 +168,13 @@ func untyped(v any) any {
 		return out
 	}
 	return v
+}
+
+// GraphCompiler gives each graph-compiler case a reference compiler of its
+// own.
+func (m *memoryStore) GraphCompiler(context.Context) (conform.Opener[graphcompiler.Compiler], error) {
+	return func(t *conform.T) (graphcompiler.Compiler, error) {
+		t.SetPrefix(m.prefix())
+		return &refCompiler{mut: m.graphMut}, nil
+	}, nil
 }

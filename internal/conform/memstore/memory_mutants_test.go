@@ -9,6 +9,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/memstore"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
 // Each mutant of a memory reference departs from its interface's contract
@@ -66,7 +67,7 @@ func TestInterfaceMutants(t *testing.T) {
 			{"outputs-miss-trigger", []string{"builder/outputs-of-nodes-that-ran"}},
 		}},
 	} {
-		cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{suite.name}})
+		cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{suite.name}})
 		if err != nil {
 			t.Fatal(err)
 		}

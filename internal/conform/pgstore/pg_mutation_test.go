@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
 )
@@ -138,7 +139,7 @@ func TestPGMutantsCaught(t *testing.T) {
 			// the chat-state cases, which pg runs in the shared clone
 			// whether they move the clock or not).
 			var cases []conform.Case
-			for _, c := range conform.Cases() {
+			for _, c := range suites.Cases() {
 				if !c.Isolated || c.Suite == conform.SuiteChatState {
 					cases = append(cases, c)
 				}

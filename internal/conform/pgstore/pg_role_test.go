@@ -8,6 +8,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -44,7 +45,7 @@ func TestPGStoreAsNonSuperuser(t *testing.T) {
 		plain.Close()
 		t.Fatalf("prepare the pg store as %s: %v", role, err)
 	}
-	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: pgSuites})
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: pgSuites})
 	if err != nil {
 		t.Fatal(err)
 	}

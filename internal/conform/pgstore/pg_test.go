@@ -11,6 +11,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -54,7 +55,7 @@ func TestPGChatStateRunsEveryCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cases, err := conform.Select(conform.Cases(), conform.Options{Suites: []string{conform.SuiteChatState}})
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{conform.SuiteChatState}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestPGStoreLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases, err := conform.Select(conform.Cases(), conform.Options{Run: regexp.MustCompile(`purge|open-true`)})
+	cases, err := conform.Select(suites.Cases(), conform.Options{Run: regexp.MustCompile(`purge|open-true`)})
 	if err != nil {
 		t.Fatal(err)
 	}

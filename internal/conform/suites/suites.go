@@ -1,0 +1,72 @@
+// Package suites is the one list of bsadapter's conformance suites. Each
+// suite is a package of its own below this one, holding its interface,
+// its cases and its catalog text; adding a suite is that package and one
+// line in All. The commands, the catalog, the scaffold's contract list,
+// the bridge's method groups and the benchmarks read the list from here.
+package suites
+
+import (
+	"slices"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
+)
+
+// All lists every suite, in run order.
+var All = []*conform.Suite{
+	conform.TableSuite(conform.SuiteStreams),
+	conform.TableSuite(conform.SuiteRegistry),
+	conform.TableSuite(conform.SuiteChat),
+	conform.TableSuite(conform.SuiteChatState),
+	conform.TableSuite(conform.SuiteCredentials),
+	conform.TableSuite(conform.SuiteEngine),
+	graphcompiler.Suite,
+	builder.Suite,
+}
+
+// Names returns the suites' names, in run order.
+func Names() []string {
+	names := make([]string, len(All))
+	for i, s := range All {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Cases returns every case of every suite, in run order. The slice is a
+// copy: callers may filter it.
+func Cases() []conform.Case { return conform.AllCases(All) }
+
+// Named returns the suite called name, or nil.
+func Named(name string) *conform.Suite {
+	i := slices.IndexFunc(All, func(s *conform.Suite) bool { return s.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return All[i]
+}
+
+// Contracts returns the `bsadapter new --contracts` names, each once, in
+// the order of the suites that check them.
+func Contracts() []string {
+	var out []string
+	for _, s := range All {
+		if s.Contract != "" && !slices.Contains(out, s.Contract) {
+			out = append(out, s.Contract)
+		}
+	}
+	return out
+}
+
+// BridgeGroups returns the bridge capabilities that offer a suite's
+// methods, each once, in suite order.
+func BridgeGroups() []string {
+	var out []string
+	for _, s := range All {
+		if s.BridgeGroup != "" && !slices.Contains(out, s.BridgeGroup) {
+			out = append(out, s.BridgeGroup)
+		}
+	}
+	return out
+}
