@@ -34,6 +34,13 @@ type Suite struct {
 	open func(ctx context.Context, store Store) (opener, error)
 }
 
+// Decliner is implemented by a store that says, in its own words, why it
+// does not implement a suite it has no provider for (pg: a credential
+// provider is an adapter's own code, not a block).
+type Decliner interface {
+	Decline(s *Suite) string
+}
+
 // opener makes a fresh subject of the suite for one case.
 type opener func(t *T) (any, error)
 
@@ -76,6 +83,11 @@ func NewSuite[P any, S any](info Info, ask func(P, context.Context) (Opener[S], 
 	s.open = func(ctx context.Context, store Store) (opener, error) {
 		p, ok := store.(P)
 		if !ok {
+			if d, ok := store.(Decliner); ok {
+				if why := d.Decline(s); why != "" {
+					return nil, NotImplemented("%s", why)
+				}
+			}
 			return nil, NotImplemented("the %s store does not implement the %s suite's interface", store.Name(), info.Name)
 		}
 		o, err := ask(p, ctx)

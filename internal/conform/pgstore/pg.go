@@ -113,6 +113,32 @@ func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
 	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, maxConns), admins: make(chan *pgx.Conn, maxConns), slots: make(chan struct{}, maxConns)}, nil
 }
 
+// Decline says why pg has no suite of an adapter's own code.
+func (p *pgStore) Decline(*conform.Suite) string {
+	return "checks an adapter's own code, not a block: use --store=bridge"
+}
+
+// prefix returns a new prefix for a case's ids.
+func (p *pgStore) prefix() string { return fmt.Sprintf("pg%d", p.n.Add(1)) }
+
+// caseDB returns the database t's case works in: the run's shared clone,
+// or, for an Isolated case (it purges, and a purge sees the whole
+// database), a clone of its own, dropped when the case ends.
+func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
+	if !t.Case().Isolated {
+		return p.shared, nil
+	}
+	db, err := p.clone(t.Context())
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() {
+		db.close()
+		_ = p.srv.DropDatabase(context.Background(), db.name)
+	})
+	return db, nil
+}
+
 func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
 	db, release := p.shared, func() {}
 	// A chat-state case is isolated because it moves the clock, which on
@@ -128,7 +154,7 @@ func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Sub
 			_ = p.srv.DropDatabase(context.Background(), db.name)
 		}
 	}
-	s := &conform.Subject{Prefix: fmt.Sprintf("pg%d", p.n.Add(1))}
+	s := &conform.Subject{Prefix: p.prefix()}
 	streams := pgStreams{db: db}
 	switch c.Suite {
 	case conform.SuiteStreams:
