@@ -130,35 +130,16 @@ func load(fsys fs.FS) ([]Module, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		m := Module{SQL: string(b), File: p, Mode: "managed", Requires: []string{}, Functions: []string{}}
-		for _, h := range headerRe.FindAllStringSubmatch(m.SQL, -1) {
-			v := strings.TrimSpace(h[2])
-			switch h[1] {
-			case "bsadapter block":
-				m.Name = v
-			case "version":
-				m.Version = v
-			case "mode":
-				m.Mode = v
-			case "requires":
-				for _, r := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
-					m.Requires = append(m.Requires, r)
-				}
-			}
+		m, ok, err := parseHeader(p, string(b))
+		if err != nil {
+			return nil, "", err
 		}
-		if m.Name == "" || m.Version == "" {
+		if !ok {
 			return nil, "", fmt.Errorf("blocks: %s: the header must name the module and its version (-- bsadapter block: NAME, -- version: N)", p)
-		}
-		if m.Mode != "managed" && m.Mode != "custom" {
-			return nil, "", fmt.Errorf("blocks: %s: mode %q is neither managed nor custom", p, m.Mode)
-		}
-		if n, err := strconv.Atoi(m.Version); err != nil || n < 1 {
-			return nil, "", fmt.Errorf("blocks: %s: version %q is not a positive integer", p, m.Version)
 		}
 		if want := "sql/" + m.Name + ".sql"; p != want {
 			return nil, "", fmt.Errorf("blocks: %s: module %s must live in %s", p, m.Name, want)
 		}
-		m.Functions = publicFunctions(m.SQL)
 		byName[m.Name] = m
 	}
 	ordered, err := dependencyOrder(byName)

@@ -84,43 +84,58 @@ func LoadDir(dir string) (*Set, error) {
 	return &Set{modules: mods, registry: embedded.registry, source: abs}, nil
 }
 
-// parseDirModule reads one file's header; ok is false for a file with
-// neither kind of header.
+// parseDirModule reads one file's header, bsadapter's or
+// better-supabase's; ok is false for a file with neither.
 func parseDirModule(path, sql, prevUpstream string) (m Module, ok bool, err error) {
-	m = Module{SQL: sql, File: path, Mode: "managed", Requires: []string{}}
-	if h := upstreamRe.FindStringSubmatch(sql); h != nil {
-		m.Name, m.Version = h[1], h[2]
-		if h[3] != "" {
-			m.Mode = h[3]
-		}
-		m.Requires = []string{BaseModule, AccessModule}
-		if prevUpstream != "" {
-			m.Requires = append(m.Requires, prevUpstream)
-		}
-	} else {
-		for _, h := range headerRe.FindAllStringSubmatch(sql, -1) {
-			v := strings.TrimSpace(h[2])
-			switch h[1] {
-			case "bsadapter block":
-				m.Name = v
-			case "version":
-				m.Version = v
-			case "mode":
-				m.Mode = v
-			case "requires":
-				m.Requires = append(m.Requires, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
-			}
-		}
-		if m.Name == "" {
-			return m, false, nil
-		}
+	h := upstreamRe.FindStringSubmatch(sql)
+	if h == nil {
+		return parseHeader(path, sql)
 	}
-	if n, err := strconv.Atoi(m.Version); err != nil || n < 1 {
-		return m, false, fmt.Errorf("blocks: %s: module %s has version %q; give a positive integer (-- version: 1)", path, m.Name, m.Version)
+	m = Module{SQL: sql, File: path, Name: h[1], Version: h[2], Mode: "managed", Requires: []string{BaseModule, AccessModule}}
+	if h[3] != "" {
+		m.Mode = h[3]
 	}
-	if m.Mode != "managed" && m.Mode != "custom" {
-		return m, false, fmt.Errorf("blocks: %s: module %s has mode %q; use managed or custom", path, m.Name, m.Mode)
+	if prevUpstream != "" {
+		m.Requires = append(m.Requires, prevUpstream)
 	}
 	m.Functions = publicFunctions(sql)
-	return m, true, nil
+	return m, true, checkHeader(m)
+}
+
+// parseHeader reads bsadapter's module header ("-- bsadapter block:
+// NAME", "-- version: N", "-- requires: A, B", "-- mode: managed|custom")
+// and finds the functions the module defines; ok is false when sql names
+// no module. It is the one reader of that header, for the embedded
+// modules and for a folder of others alike.
+func parseHeader(path, sql string) (m Module, ok bool, err error) {
+	m = Module{SQL: sql, File: path, Mode: "managed", Requires: []string{}}
+	for _, h := range headerRe.FindAllStringSubmatch(sql, -1) {
+		v := strings.TrimSpace(h[2])
+		switch h[1] {
+		case "bsadapter block":
+			m.Name = v
+		case "version":
+			m.Version = v
+		case "mode":
+			m.Mode = v
+		case "requires":
+			m.Requires = append(m.Requires, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
+		}
+	}
+	if m.Name == "" {
+		return m, false, nil
+	}
+	m.Functions = publicFunctions(sql)
+	return m, true, checkHeader(m)
+}
+
+// checkHeader checks a module's version and mode.
+func checkHeader(m Module) error {
+	if n, err := strconv.Atoi(m.Version); err != nil || n < 1 {
+		return fmt.Errorf("blocks: %s: module %s has version %q; give a positive integer (-- version: 1)", m.File, m.Name, m.Version)
+	}
+	if m.Mode != "managed" && m.Mode != "custom" {
+		return fmt.Errorf("blocks: %s: module %s has mode %q; use managed or custom", m.File, m.Name, m.Mode)
+	}
+	return nil
 }

@@ -22,16 +22,22 @@
 //	cmd/bsadapter internal/cmd/docgen
 //	internal/docgen
 //	internal/cli
-//	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
+//	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench internal/conform/suites
+//	internal/conform/suites/*
 //	internal/conform
 //	internal/report
 //	internal/bridge internal/pgserver internal/config internal/termsetup blocks schemas templates
 //
 // cmd/bsadapter is main alone; internal/cli builds the commands on the
 // packages below it, which return values and errors and never print to a
-// terminal. internal/conform is the kit (cases, runner, catalog, store
-// interfaces); the stores it checks sit above it and it imports none of
-// them. internal/report is the output layer (JUnit, GitHub annotations,
+// terminal. internal/conform is the kit (the runner, the case's T, the
+// catalog); each suite is a package below internal/conform/suites (its
+// interface, its cases, its catalog text), and internal/conform/suites
+// itself is the one list of them. A line ending in "/*" stands for every
+// package directly below that folder, which may import each other (the
+// chat suite builds on the streams suite). The stores sit above the
+// suites they implement, and neither the kit nor a suite imports a
+// store. internal/report is the output layer (JUnit, GitHub annotations,
 // the JSON documents and the result words) that cli, fixtures and conform
 // share.
 //

@@ -117,10 +117,43 @@ func checkLayering(pkgs []goPackage, l layering) []string {
 		}
 		where[name] = at
 	}
+	// A layer entry "DIR/*" stands for every package directly below DIR
+	// (the conformance suites: a new suite is a package there, and no list
+	// needs it added). Its packages may import each other: they are one
+	// family, and Go refuses a cycle among them.
+	families := map[string]int{}
 	for i, layer := range l.layers {
 		for _, name := range layer {
+			if dir, ok := strings.CutSuffix(name, "/*"); ok {
+				families[dir] = i
+				continue
+			}
 			place(name, i)
 		}
+	}
+	family := func(name string) (string, bool) {
+		i := strings.LastIndex(name, "/")
+		if i < 0 {
+			return "", false
+		}
+		_, ok := families[name[:i]]
+		return name[:i], ok
+	}
+	lookup := func(name string) (int, bool) {
+		if at, ok := where[name]; ok {
+			return at, true
+		}
+		if dir, ok := family(name); ok {
+			return families[dir], true
+		}
+		return 0, false
+	}
+	sameFamily := func(a, b string) bool {
+		fa, oka := family(a)
+		fb, okb := family(b)
+		_, pa := where[a]
+		_, pb := where[b]
+		return oka && okb && fa == fb && !pa && !pb
 	}
 	for _, name := range l.support {
 		place(name, inSupport)
@@ -152,7 +185,7 @@ func checkLayering(pkgs []goPackage, l layering) []string {
 			continue
 		}
 		seen[name] = true
-		at, placed := where[name]
+		at, placed := lookup(name)
 		if !placed {
 			problems = append(problems, fmt.Sprintf("%s is in no list of internal/cli/doc.go: add it to the layer it belongs to (or to test support)", name))
 			continue
@@ -165,9 +198,10 @@ func checkLayering(pkgs []goPackage, l layering) []string {
 			if !ours {
 				continue
 			}
-			depAt, placed := where[dep]
+			depAt, placed := lookup(dep)
 			switch {
 			case !placed:
+			case sameFamily(name, dep):
 				// Reported once, as a package of its own.
 			case depAt == inLeaves:
 				problems = append(problems, fmt.Sprintf("%s imports %s, which nothing may import", name, dep))
@@ -260,7 +294,7 @@ func TestLayering(t *testing.T) {
 // gets one problem for each.
 func TestLayeringCatchesFaults(t *testing.T) {
 	l := layering{
-		layers:  [][]string{{"cmd/bsadapter"}, {"internal/cli"}, {"internal/conform/memstore", "internal/conform/pgstore"}, {"internal/conform"}, {"internal/pgserver", "blocks"}},
+		layers:  [][]string{{"cmd/bsadapter"}, {"internal/cli"}, {"internal/conform/memstore", "internal/conform/pgstore"}, {"internal/conform/suites/*"}, {"internal/conform"}, {"internal/pgserver", "blocks"}},
 		support: []string{"internal/testenv"},
 		leaves:  []string{"bench/conform"},
 	}
@@ -269,7 +303,11 @@ func TestLayeringCatchesFaults(t *testing.T) {
 		{ImportPath: m("cmd/bsadapter"), Imports: []string{m("internal/cli")}, Deps: []string{"fmt", "testing"}},
 		{ImportPath: m("internal/cli"), Imports: []string{m("internal/conform/memstore"), "github.com/charmbracelet/bubbletea"}},
 		{ImportPath: m("internal/conform/memstore"), Imports: []string{m("internal/conform/pgstore"), m("internal/testenv")}},
-		{ImportPath: m("internal/conform/pgstore"), Imports: []string{m("internal/conform"), m("internal/pgserver")}},
+		{ImportPath: m("internal/conform/pgstore"), Imports: []string{m("internal/conform"), m("internal/pgserver"), m("internal/conform/suites/b")}},
+		// A family's packages may import each other, not the layers above.
+		{ImportPath: m("internal/conform/suites/a"), Imports: []string{m("internal/conform/suites/b"), m("internal/conform")}},
+		{ImportPath: m("internal/conform/suites/b"), Imports: []string{m("internal/conform/pgstore")}},
+		{ImportPath: m("internal/conform/suites/b/deeper")},
 		{ImportPath: m("internal/conform"), Imports: []string{m("internal/cli"), "golang.org/x/term"}},
 		{ImportPath: m("internal/pgserver"), Imports: []string{m("blocks"), m("bench/conform")}, Deps: []string{"github.com/moby/term"}},
 		{ImportPath: m("blocks"), Imports: []string{"github.com/mattn/go-isatty"}},
@@ -283,9 +321,11 @@ func TestLayeringCatchesFaults(t *testing.T) {
 		"cmd/bsadapter links the testing package",
 		"internal/conform/memstore (layer 3) imports internal/conform/pgstore (layer 3)",
 		"internal/conform/memstore imports internal/testenv, which is test support",
-		"internal/conform (layer 4) imports internal/cli (layer 2)",
+		"internal/conform (layer 5) imports internal/cli (layer 2)",
+		"internal/conform/suites/b (layer 4) imports internal/conform/pgstore (layer 3)",
+		"internal/conform/suites/b/deeper is in no list",
 		"internal/conform imports the terminal library golang.org/x/term",
-		"internal/pgserver (layer 5) imports blocks (layer 5)",
+		"internal/pgserver (layer 6) imports blocks (layer 6)",
 		"internal/pgserver imports bench/conform, which nothing may import",
 		"internal/pgserver depends on the terminal library github.com/moby/term",
 		"blocks imports the terminal library github.com/mattn/go-isatty",
