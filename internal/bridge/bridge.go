@@ -39,9 +39,15 @@ const OldestProtocolVersion = 1
 
 // Defaults applied when Options leaves a field zero.
 const (
-	DefaultTimeout     = 30 * time.Second
-	DefaultJobs        = 8
-	DefaultStderrLines = 20
+	DefaultTimeout = 30 * time.Second
+	// DefaultStartTimeout bounds a bridge's start: its process up and its
+	// answer to initialize. A start is slower than a request by orders of
+	// magnitude (Node with tsx, a cold npx, a Python interpreter, all the
+	// more on a loaded machine), so it has a wait of its own, however
+	// short the per-request timeout is.
+	DefaultStartTimeout = time.Minute
+	DefaultJobs         = 8
+	DefaultStderrLines  = 20
 	// MaxLine is the longest stdout line the client accepts. The protocol
 	// says neither side may assume a limit below 64 MiB.
 	MaxLine = 128 << 20
@@ -59,10 +65,11 @@ type Options struct {
 	Jobs          int           // max requests in flight (0 = a sensible default)
 	ClientVersion string        // reported to the bridge in initialize
 	StderrLines   int           // how many last stderr lines to keep for errors (0 = default 20)
-	// StartTimeout bounds the initialize handshake (0 = Timeout, so that
-	// a --timeout the user gives bounds the start too). Starting "npx tsx"
-	// can take seconds; a caller with a short per-request timeout and a
-	// slow start sets it apart.
+	// StartTimeout bounds the start: the process up and its answer to
+	// initialize (0 = DefaultStartTimeout, or Timeout when that is
+	// longer). It is apart from Timeout, which bounds each request to a
+	// running bridge: a bridge may take seconds to start and then answer
+	// in a millisecond.
 	StartTimeout time.Duration
 }
 
@@ -161,6 +168,9 @@ type TransportError struct {
 	// fault happened ("" when it wrote nothing).
 	Stderr string
 	Err    error
+	// StartTimeout says that the wait that ran out was the start's (no
+	// answer to initialize within Options.StartTimeout), not a request's.
+	StartTimeout bool
 }
 
 // Error returns the message followed by the bridge's last stderr lines.
@@ -222,7 +232,9 @@ type Client struct {
 
 	adapter Adapter
 	caps    Capabilities
-	version int
+	// startedIn is how long the bridge took to answer initialize.
+	startedIn time.Duration
+	version   int
 
 	// notify holds the handlers of the notifications a version 2 bridge
 	// may send, by method.
@@ -252,7 +264,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		opts.StderrLines = DefaultStderrLines
 	}
 	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = opts.Timeout
+		opts.StartTimeout = max(DefaultStartTimeout, opts.Timeout)
 	}
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "0.0.0"
@@ -382,11 +394,19 @@ func (c *Client) handshake(ctx context.Context, offer int) error {
 		"protocolVersion": offer,
 		"client":          map[string]any{"name": "bsadapter", "version": c.opts.ClientVersion},
 	}
+	began := time.Now()
 	err := c.call(ctx, c.opts.StartTimeout, MethodInitialize, params, &res)
+	c.startedIn = time.Since(began)
 	if err != nil {
 		var te *TransportError
 		if errors.As(err, &te) && te.Kind == FaultExited {
 			te.Message = "the bridge exited before answering initialize (" + strings.TrimPrefix(te.Message, "the bridge ") + ")"
+		}
+		if errors.As(err, &te) && te.Kind == FaultTimeout {
+			// Which wait ran out matters: this one is the start's, not a
+			// request's.
+			te.Message = fmt.Sprintf("the bridge did not start: no answer to initialize within its start timeout of %s", c.opts.StartTimeout)
+			te.StartTimeout = true
 		}
 		return err
 	}
@@ -479,6 +499,10 @@ func (c *Client) OnNotification(method string, fn func(params json.RawMessage) e
 
 // StderrTail returns the last lines the bridge wrote to stderr.
 func (c *Client) StderrTail() string { return c.stderr.String() }
+
+// StartedIn is how long the bridge took to start: from the initialize
+// request to its answer.
+func (c *Client) StartedIn() time.Duration { return c.startedIn }
 
 // Call sends one request and waits for its answer, at most the default
 // timeout. params is encoded with encoding/json, except a json.RawMessage,

@@ -569,3 +569,53 @@ func TestInitializeNegotiatesVersion1(t *testing.T) {
 		}
 	}
 }
+
+// A start and a request are two waits: a bridge that takes seconds to
+// start passes with a per-request timeout far below that, and a bridge
+// that starts and then hangs on its first request is a request timeout,
+// not a start timeout.
+func TestStartTimeoutApartFromRequests(t *testing.T) {
+	t.Run("slow start, quick answers", func(t *testing.T) {
+		t.Parallel()
+		c, err := Start(context.Background(), Options{Command: goBridgeCmd(t, "-start-delay=5s"), Timeout: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("a bridge that starts in 5s failed with a request timeout of 300ms: %v", err)
+		}
+		defer c.Close()
+		if c.StartedIn() < 5*time.Second {
+			t.Errorf("StartedIn %s, want at least the 5s the bridge waited", c.StartedIn())
+		}
+		for i := range 3 {
+			if err := c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(i)}, nil); err != nil {
+				t.Errorf("request %d: %v", i, err)
+			}
+		}
+	})
+	t.Run("hangs on its first request", func(t *testing.T) {
+		t.Parallel()
+		c, err := Start(context.Background(), Options{Command: goBridgeCmd(t, "-fault=hang"), Timeout: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		err = c.Call(context.Background(), MethodFromSDK, map[string]any{"native": chatlet(0)}, nil)
+		var te *TransportError
+		if !errors.As(err, &te) || te.Kind != FaultTimeout || te.StartTimeout {
+			t.Fatalf("got %v, want a request timeout", err)
+		}
+		if !strings.Contains(err.Error(), "did not answer "+MethodFromSDK) || !strings.Contains(err.Error(), "300ms") {
+			t.Errorf("the error does not name the request and its wait: %v", err)
+		}
+	})
+	t.Run("never answers initialize", func(t *testing.T) {
+		t.Parallel()
+		_, err := Start(context.Background(), Options{Command: goBridgeCmd(t, "-start-delay=1h"), Timeout: 10 * time.Millisecond, StartTimeout: time.Second})
+		var te *TransportError
+		if !errors.As(err, &te) || te.Kind != FaultTimeout || !te.StartTimeout {
+			t.Fatalf("got %v, want a start timeout", err)
+		}
+		if !strings.Contains(err.Error(), "did not start") || !strings.Contains(err.Error(), "start timeout of 1s") {
+			t.Errorf("the error does not say the start's wait ran out, and how long it was: %v", err)
+		}
+	})
+}

@@ -32,6 +32,7 @@ var (
 	reply      = flag.String("reply", "", "with -fault=reply: answer every converter request with this line, ID replaced by the request's id")
 	after      = flag.Int("after", 3, "with crash-after: crash on this converter request")
 	pidFile    = flag.String("pidfile", "", "with grandchild or -spawn: write the bridge's and the grandchild's pids here")
+	startDelay = flag.Duration("start-delay", 0, "wait this long before reading initialize, as a slow start (an interpreter loading, a cold npx) would")
 	spawn      = flag.Bool("spawn", false, "start a grandchild (as -fault=grandchild does) and combine it with another fault")
 	shuffle    = flag.Bool("shuffle", true, "answer in a random order")
 	outMu      sync.Mutex
@@ -69,6 +70,7 @@ func answerErr(id json.RawMessage, code int, msg string, data any) {
 
 func main() {
 	flag.Parse()
+	time.Sleep(*startDelay)
 	if *fault == "exit-at-once" {
 		fmt.Fprintln(os.Stderr, "gobridge: loading the adapter")
 		fmt.Fprintln(os.Stderr, "Error: cannot find module './adapter'")
