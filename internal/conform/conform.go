@@ -36,7 +36,7 @@ const (
 	SuiteChat     = "chat"
 	// SuiteChatState is the Chat SDK's StateAdapter (stores_chatstate.go).
 	SuiteChatState = "chat-state"
-	// SuiteCredentials is a CredentialProvider (stores_credentials.go).
+	// SuiteCredentials is a CredentialProvider (suites/credentials).
 	SuiteCredentials = "credentials"
 	// SuiteGraphCompiler is a workflow builder graph compiler
 	// (stores_graph.go).
@@ -128,8 +128,6 @@ type Subject struct {
 	Chat     ChatStore
 	// ChatState is the Chat SDK state adapter under test (chat-state).
 	ChatState ChatState
-	// Credentials is the credential provider under test (credentials).
-	Credentials CredentialProvider
 	// Engine is the workflow engine adapter under test (engine); it
 	// records into Registry, which the cases read.
 	Engine WorkflowEngine

@@ -42,3 +42,7 @@ func WantHint(what string, err error, kind string) error {
 	}
 	return nil
 }
+
+// NewUUID returns a random version 4 UUID, for the ids a contract wants
+// as UUIDs (a user, a tenant namespace) rather than the case's own ids.
+func NewUUID() string { return newUUID() }

@@ -177,10 +177,6 @@ func (b *Store) Supports(suite string) error {
 		return conform.NotImplemented("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
 	case conform.SuiteChatState:
 		return b.supportsChatState()
-	case conform.SuiteCredentials:
-		if !caps.Has(bridge.GroupCredentials) {
-			return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupCredentials)
-		}
 	case conform.SuiteEngine:
 		if !caps.Has(bridge.GroupWorkflowEngine) || !caps.RunRegistry {
 			return conform.NotImplemented("the bridge does not declare capabilities.%s and capabilities.runRegistry (the registry it records into)", bridge.GroupWorkflowEngine)
@@ -233,8 +229,6 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		}
 	case conform.SuiteChatState:
 		b.chatStateSubject(s)
-	case conform.SuiteCredentials:
-		s.Credentials = bridgeCredentials{b}
 	case conform.SuiteEngine:
 		s.Engine = bridgeEngine{bridgeCredentials{b}}
 	}

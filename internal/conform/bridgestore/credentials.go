@@ -7,6 +7,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 )
 
 // bridgeCredentials drives a CredentialProvider over the credentials
@@ -41,17 +42,17 @@ func (p bridgeCredentials) Identity(ctx context.Context) (int, string, error) {
 	return res.APIVersion, res.Name, err
 }
 
-func (p bridgeCredentials) Fixture(ctx context.Context) (conform.CredentialFixture, error) {
-	var f conform.CredentialFixture
+func (p bridgeCredentials) Fixture(ctx context.Context) (credentials.Fixture, error) {
+	var f credentials.Fixture
 	err := p.call(ctx, bridge.MethodCredFixture, map[string]any{}, &f)
 	return f, err
 }
 
-func (p bridgeCredentials) Seed(ctx context.Context, ref conform.CredentialRef, sub conform.CredentialSubject, value string) error {
+func (p bridgeCredentials) Seed(ctx context.Context, ref credentials.Ref, sub credentials.Subject, value string) error {
 	return p.call(ctx, bridge.MethodCredSeed, map[string]any{"ref": ref, "subject": sub, "value": value}, nil)
 }
 
-func (p bridgeCredentials) GetToken(ctx context.Context, ref conform.CredentialRef, sub conform.CredentialSubject) (*conform.CredentialToken, error) {
+func (p bridgeCredentials) GetToken(ctx context.Context, ref credentials.Ref, sub credentials.Subject) (*credentials.Token, error) {
 	var res struct {
 		Token   *string           `json:"token"`
 		Headers map[string]string `json:"headers"`
@@ -62,16 +63,16 @@ func (p bridgeCredentials) GetToken(ctx context.Context, ref conform.CredentialR
 	if res.Token == nil {
 		return nil, nil
 	}
-	return &conform.CredentialToken{Token: *res.Token, Headers: res.Headers}, nil
+	return &credentials.Token{Token: *res.Token, Headers: res.Headers}, nil
 }
 
-func (p bridgeCredentials) Capabilities(ctx context.Context, ref conform.CredentialRef) (conform.CredentialCapabilities, error) {
-	var res conform.CredentialCapabilities
+func (p bridgeCredentials) Capabilities(ctx context.Context, ref credentials.Ref) (credentials.Capabilities, error) {
+	var res credentials.Capabilities
 	err := p.call(ctx, bridge.MethodCredCapabilities, map[string]any{"ref": ref}, &res)
 	return res, err
 }
 
-func (p bridgeCredentials) Revoke(ctx context.Context, ref conform.CredentialRef, sub conform.CredentialSubject) (bool, error) {
+func (p bridgeCredentials) Revoke(ctx context.Context, ref credentials.Ref, sub credentials.Subject) (bool, error) {
 	var res struct {
 		Revoked bool `json:"revoked"`
 	}
@@ -79,7 +80,7 @@ func (p bridgeCredentials) Revoke(ctx context.Context, ref conform.CredentialRef
 	return res.Revoked, err
 }
 
-func (p bridgeCredentials) Sign(ctx context.Context, ref conform.CredentialRef, body, secret string) (map[string]string, error) {
+func (p bridgeCredentials) Sign(ctx context.Context, ref credentials.Ref, body, secret string) (map[string]string, error) {
 	var res struct {
 		Headers map[string]string `json:"headers"`
 	}
@@ -87,7 +88,7 @@ func (p bridgeCredentials) Sign(ctx context.Context, ref conform.CredentialRef, 
 	return res.Headers, err
 }
 
-func (p bridgeCredentials) VerifyInbound(ctx context.Context, ref conform.CredentialRef, body string, headers map[string]string) (bool, error) {
+func (p bridgeCredentials) VerifyInbound(ctx context.Context, ref credentials.Ref, body string, headers map[string]string) (bool, error) {
 	var res struct {
 		Valid bool `json:"valid"`
 	}
@@ -99,4 +100,9 @@ func (p bridgeCredentials) AtRest(ctx context.Context) (json.RawMessage, error) 
 	var res json.RawMessage
 	err := p.call(ctx, bridge.MethodCredAtRest, map[string]any{}, &res)
 	return res, err
+}
+
+// Credentials drives the bridge's credentials methods.
+func (b *Store) Credentials(context.Context) (conform.Opener[credentials.CredentialProvider], error) {
+	return group[credentials.CredentialProvider](b, bridge.GroupCredentials, bridgeCredentials{b})
 }

@@ -56,8 +56,6 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 	case conform.SuiteChatState:
 		c := &clock{}
 		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
-	case conform.SuiteCredentials:
-		s.Credentials = newCredentials(m.credMut)
 	case conform.SuiteEngine:
 		s.Engine = newEngine(m.engineMut)
 	}

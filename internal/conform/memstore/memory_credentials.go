@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 )
 
 // credMutation names a deliberate departure from the CredentialProvider
@@ -37,9 +38,9 @@ func newCredentials(mut credMutation) *refCredentials {
 // with "perUser": true for one credential per user and "inbound":
 // "hmac-sha256" for a signing secret.
 var (
-	memRef        = conform.CredentialRef{"provider": "memory", "name": "api"}
-	memUserRef    = conform.CredentialRef{"provider": "memory", "name": "oauth", "perUser": true}
-	memInboundRef = conform.CredentialRef{"provider": "memory", "name": "webhook", "inbound": "hmac-sha256"}
+	memRef        = credentials.Ref{"provider": "memory", "name": "api"}
+	memUserRef    = credentials.Ref{"provider": "memory", "name": "oauth", "perUser": true}
+	memInboundRef = credentials.Ref{"provider": "memory", "name": "webhook", "inbound": "hmac-sha256"}
 )
 
 // signatureHeader carries the hex HMAC-SHA256 of an inbound body.
@@ -47,13 +48,13 @@ const signatureHeader = "x-signature"
 
 func (m *refCredentials) Identity(context.Context) (int, string, error) { return 1, "memory", nil }
 
-func (m *refCredentials) Fixture(context.Context) (conform.CredentialFixture, error) {
-	return conform.CredentialFixture{Ref: memRef, UserRef: memUserRef, InboundRef: memInboundRef}, nil
+func (m *refCredentials) Fixture(context.Context) (credentials.Fixture, error) {
+	return credentials.Fixture{Ref: memRef, UserRef: memUserRef, InboundRef: memInboundRef}, nil
 }
 
 // vaultName is where ref's credential for sub lives; it refuses refs of
 // other providers and subjects the ref does not take.
-func (m *refCredentials) vaultName(ref conform.CredentialRef, sub conform.CredentialSubject) (string, error) {
+func (m *refCredentials) vaultName(ref credentials.Ref, sub credentials.Subject) (string, error) {
 	if p, _ := ref["provider"].(string); p != "memory" {
 		kind := conform.KindInvalidInput
 		if m.mut == "unknown-provider-not-found" {
@@ -79,7 +80,7 @@ func (m *refCredentials) vaultName(ref conform.CredentialRef, sub conform.Creden
 	return "bs:cred:memory:" + ns + name, nil
 }
 
-func (m *refCredentials) Seed(_ context.Context, ref conform.CredentialRef, sub conform.CredentialSubject, value string) error {
+func (m *refCredentials) Seed(_ context.Context, ref credentials.Ref, sub credentials.Subject, value string) error {
 	name, err := m.vaultName(ref, sub)
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func (m *refCredentials) Seed(_ context.Context, ref conform.CredentialRef, sub 
 	return nil
 }
 
-func (m *refCredentials) GetToken(_ context.Context, ref conform.CredentialRef, sub conform.CredentialSubject) (*conform.CredentialToken, error) {
+func (m *refCredentials) GetToken(_ context.Context, ref credentials.Ref, sub credentials.Subject) (*credentials.Token, error) {
 	name, err := m.vaultName(ref, sub)
 	if err != nil {
 		return nil, err
@@ -110,15 +111,15 @@ func (m *refCredentials) GetToken(_ context.Context, ref conform.CredentialRef, 
 		return nil, &conform.StoreError{Hint: conform.KindNotFound, Message: "no credential " + name}
 	}
 	m.cache[name] = v
-	return &conform.CredentialToken{Token: v, Headers: map[string]string{"authorization": "Bearer " + v}}, nil
+	return &credentials.Token{Token: v, Headers: map[string]string{"authorization": "Bearer " + v}}, nil
 }
 
-func (m *refCredentials) Capabilities(_ context.Context, ref conform.CredentialRef) (conform.CredentialCapabilities, error) {
+func (m *refCredentials) Capabilities(_ context.Context, ref credentials.Ref) (credentials.Capabilities, error) {
 	perUser, _ := ref["perUser"].(bool)
-	return conform.CredentialCapabilities{UserSubjects: perUser}, nil
+	return credentials.Capabilities{UserSubjects: perUser}, nil
 }
 
-func (m *refCredentials) Revoke(_ context.Context, ref conform.CredentialRef, sub conform.CredentialSubject) (bool, error) {
+func (m *refCredentials) Revoke(_ context.Context, ref credentials.Ref, sub credentials.Subject) (bool, error) {
 	name, err := m.vaultName(ref, sub)
 	if err != nil {
 		return false, err
@@ -129,7 +130,7 @@ func (m *refCredentials) Revoke(_ context.Context, ref conform.CredentialRef, su
 	delete(m.vault, name)
 	delete(m.cache, name)
 	if perUser, _ := ref["perUser"].(bool); perUser && m.mut == "revoke-all-users" {
-		all, _ := m.vaultName(ref, conform.CredentialSubject{Type: "user"})
+		all, _ := m.vaultName(ref, credentials.Subject{Type: "user"})
 		for k := range m.vault {
 			if len(k) > len(all) && k[:len(all)] == all {
 				delete(m.vault, k)
@@ -145,12 +146,12 @@ func sign(body, secret string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (m *refCredentials) Sign(_ context.Context, _ conform.CredentialRef, body, secret string) (map[string]string, error) {
+func (m *refCredentials) Sign(_ context.Context, _ credentials.Ref, body, secret string) (map[string]string, error) {
 	return map[string]string{signatureHeader: sign(body, secret)}, nil
 }
 
-func (m *refCredentials) VerifyInbound(_ context.Context, ref conform.CredentialRef, body string, headers map[string]string) (bool, error) {
-	name, err := m.vaultName(ref, conform.AppSubject)
+func (m *refCredentials) VerifyInbound(_ context.Context, ref credentials.Ref, body string, headers map[string]string) (bool, error) {
+	name, err := m.vaultName(ref, credentials.AppSubject)
 	if err != nil {
 		return false, err
 	}
@@ -172,4 +173,12 @@ func (m *refCredentials) AtRest(context.Context) (json.RawMessage, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return json.Marshal(map[string]any{"options": map[string]any{"provider": "memory"}, "rows": m.rows})
+}
+
+// Credentials gives each credentials case a reference provider of its own.
+func (m *memoryStore) Credentials(context.Context) (conform.Opener[credentials.CredentialProvider], error) {
+	return func(t *conform.T) (credentials.CredentialProvider, error) {
+		t.SetPrefix(m.prefix())
+		return newCredentials(m.credMut), nil
+	}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
@@ -19,7 +20,7 @@ var All = []*conform.Suite{
 	conform.TableSuite(conform.SuiteRegistry),
 	conform.TableSuite(conform.SuiteChat),
 	conform.TableSuite(conform.SuiteChatState),
-	conform.TableSuite(conform.SuiteCredentials),
+	credentials.Suite,
 	conform.TableSuite(conform.SuiteEngine),
 	graphcompiler.Suite,
 	builder.Suite,
