@@ -42,3 +42,12 @@ func WantHint(what string, err error, kind string) error {
 	}
 	return nil
 }
+
+// deref is the value p points to, or nil: an optional field of a row as
+// the table's chat cases compare it.
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -49,8 +49,6 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 	switch c.Suite {
 	case conform.SuiteStreams:
 		s.Streams = streams
-	case conform.SuiteRegistry:
-		s.Registry = newRegistry()
 	case conform.SuiteChat:
 		s.Chat = newMemoryChat(streams)
 	case conform.SuiteChatState:
@@ -58,8 +56,6 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
 	case conform.SuiteCredentials:
 		s.Credentials = newCredentials(m.credMut)
-	case conform.SuiteEngine:
-		s.Engine = newEngine(m.engineMut)
 	}
 	return s, func() {}, nil
 }
