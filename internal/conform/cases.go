@@ -5,10 +5,8 @@ import "sync"
 var table = sync.OnceValue(func() []Case {
 	var all []Case
 	all = append(all, streamCases()...)
-	all = append(all, registryCases()...)
 	all = append(all, chatCases()...)
 	all = append(all, chatStateCases()...)
-	all = append(all, engineCases()...)
 	return all
 })
 

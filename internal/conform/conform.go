@@ -106,7 +106,8 @@ const (
 	// cases move a run's clock, which every store of that suite can.
 	FeatureClock Feature = "movable clock"
 	// FeatureTenants: the registry takes the caller's identity and can
-	// grant a member a permission in a tenant (RegistryCallers).
+	// grant a member a permission in a tenant (the registry suite's
+	// Callers).
 	FeatureTenants Feature = "tenant permissions"
 )
 
@@ -123,14 +124,10 @@ type FeatureLister interface {
 // case sees another's ids, owners or tenants. A store fills the field of
 // the suite it was asked for.
 type Subject struct {
-	Streams  StreamStore
-	Registry RunRegistry
-	Chat     ChatStore
+	Streams StreamStore
+	Chat    ChatStore
 	// ChatState is the Chat SDK state adapter under test (chat-state).
 	ChatState ChatState
-	// Engine is the workflow engine adapter under test (engine); it
-	// records into Registry, which the cases read.
-	Engine WorkflowEngine
 	// Clock, when the store has one, moves the store's time forward, so
 	// that TTL cases need no waiting; nil when time cannot be moved.
 	Clock Clock

@@ -268,18 +268,22 @@ func (s *Subject) alone(ctx context.Context, e Effect, fn func() error) error {
 	if len(spoiled) > 0 {
 		return fmt.Errorf("the check could not be made: %s; this happens when store calls take longer than %s: give the store a movable clock (capability clock) or run fewer cases at once", spoiled[0], guard)
 	}
-	err := fn()
-	end := time.Now()
-	g.mu.Lock()
-	for _, h := range g.holds {
-		if h.owner != s && h.disturbed == "" && e.removes(h, end) {
-			h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))
+	// Deferred, so that the step ends properly also when fn stops the
+	// case (t.Fatal, t.Must) or panics: what it may have removed still
+	// spoils the other cases' holds, and they still wake.
+	defer func() {
+		end := time.Now()
+		g.mu.Lock()
+		for _, h := range g.holds {
+			if h.owner != s && h.disturbed == "" && e.removes(h, end) {
+				h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))
+			}
 		}
-	}
-	close(g.changed)
-	g.changed = make(chan struct{})
-	g.mu.Unlock()
-	return err
+		close(g.changed)
+		g.changed = make(chan struct{})
+		g.mu.Unlock()
+	}()
+	return fn()
 }
 
 // sleepUntil waits until t without holding the case's parallel slot.

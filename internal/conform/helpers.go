@@ -46,3 +46,12 @@ func WantHint(what string, err error, kind string) error {
 // NewUUID returns a random version 4 UUID, for the ids a contract wants
 // as UUIDs (a user, a tenant namespace) rather than the case's own ids.
 func NewUUID() string { return newUUID() }
+
+// deref is the value p points to, or nil: an optional field of a row as
+// the table's chat cases compare it.
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

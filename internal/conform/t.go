@@ -45,6 +45,9 @@ func (t *T) Case() *Case { return t.c }
 // case's own goroutine.
 func (t *T) ID(name string) string { return t.s.ID(name) }
 
+// UUID returns a random version 4 UUID: a fresh user, tenant or actor.
+func (t *T) UUID() string { return newUUID() }
+
 // Prefix is what makes the case's ids unique within a shared store.
 func (t *T) Prefix() string { return t.s.Prefix }
 
@@ -144,7 +147,8 @@ func (t *T) Failed() bool {
 
 // Alone runs fn, a whole-store step, with no other case of the store in
 // flight; only Isolated cases may call it. e says what the step may
-// remove, so that it does not take what another case waits for.
+// remove, so that it does not take what another case waits for. fn runs
+// on the case's goroutine and may stop the case.
 func (t *T) Alone(e Effect, fn func() error) error { return t.s.alone(t.ctx, e, fn) }
 
 // SleepUntil waits until at, giving up the case's place among the run's

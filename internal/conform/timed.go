@@ -129,10 +129,6 @@ func newTimed(s *Subject, suite string) *Timed {
 		if a, ok := s.Streams.(StreamAger); ok {
 			age = a.AgeStream
 		}
-	case SuiteRegistry:
-		if a, ok := s.Registry.(RunAger); ok {
-			age = a.AgeRun
-		}
 	}
 	return newTimedOf(s, suite, age)
 }

@@ -6,7 +6,6 @@ package bridgestore
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -169,18 +168,10 @@ func (b *Store) Supports(suite string) error {
 		if !caps.StreamStore {
 			return conform.NotImplemented("the bridge does not declare capabilities.streamStore")
 		}
-	case conform.SuiteRegistry:
-		if !caps.RunRegistry {
-			return conform.NotImplemented("the bridge does not declare capabilities.runRegistry")
-		}
 	case conform.SuiteChat:
 		return conform.NotImplemented("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
 	case conform.SuiteChatState:
 		return b.supportsChatState()
-	case conform.SuiteEngine:
-		if !caps.Has(bridge.GroupWorkflowEngine) || !caps.RunRegistry {
-			return conform.NotImplemented("the bridge does not declare capabilities.%s and capabilities.runRegistry (the registry it records into)", bridge.GroupWorkflowEngine)
-		}
 	}
 	return nil
 }
@@ -213,7 +204,7 @@ func group[S any](b *Store, g string, v S) (conform.Opener[S], error) {
 // NewSubject returns fresh ids on the run's one bridge process.
 func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
 	s := &conform.Subject{Prefix: b.prefix(), Shared: true}
-	if b.moveClock && (c.Suite == conform.SuiteStreams || c.Suite == conform.SuiteRegistry) {
+	if b.moveClock && c.Suite == conform.SuiteStreams {
 		// Moved only in whole-store steps (the runner's gate).
 		s.Clock = bridgeClock{b}
 	}
@@ -222,15 +213,8 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		// Every optional interface is there; the runner skips the cases
 		// whose capability the bridge lacks before they call one (Missing).
 		s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
-	case conform.SuiteRegistry:
-		s.Registry = bridgeRegistry{b, nil}
-		if b.c.Version() >= 2 && b.c.Capabilities().Has(bridge.CapRunCallers) {
-			s.Registry = bridgeCallerRegistry{bridgeRegistry{b, nil}}
-		}
 	case conform.SuiteChatState:
 		b.chatStateSubject(s)
-	case conform.SuiteEngine:
-		s.Engine = bridgeEngine{bridgeCredentials{b}}
 	}
 	return s, func() {}, nil
 }
@@ -416,116 +400,5 @@ func (b bridgeStreams) Purge(ctx context.Context, olderThan time.Duration) (int,
 		Purged int `json:"purged"`
 	}
 	err := b.b.call(ctx, bridge.MethodStreamPurge, p, &res)
-	return res.Purged, err
-}
-
-// bridgeRegistry drives the registry as the service role, or, with a
-// caller, as that caller (capability runRegistry.callers).
-type bridgeRegistry struct {
-	b      *Store
-	caller *conform.Caller
-}
-
-// bridgeCallerRegistry is a bridgeRegistry whose bridge takes callers and
-// grants permissions.
-type bridgeCallerRegistry struct{ bridgeRegistry }
-
-func (r bridgeCallerRegistry) As(c conform.Caller) conform.RegistryView {
-	return bridgeRegistry{r.b, &c}
-}
-
-// Grant is runRegistry.grant. A bridge that answers it with method not
-// found has a store that cannot grant: the case is skipped (ErrNoGrants).
-func (r bridgeCallerRegistry) Grant(ctx context.Context, user, tenant, permission string) error {
-	err := r.b.c.Call(ctx, bridge.MethodRunGrant, map[string]any{"user": user, "tenant": tenant, "permission": permission}, nil)
-	var rpc *bridge.RPCError
-	if errors.As(err, &rpc) && rpc.Code == bridge.CodeMethodNotFound {
-		return fmt.Errorf("%w: the bridge answers %s with method not found", conform.ErrNoGrants, bridge.MethodRunGrant)
-	}
-	return r.b.mapErr(err)
-}
-
-func (b bridgeRegistry) params(p map[string]any) map[string]any { return withCaller(p, b.caller) }
-
-// decodeRun decodes a run from raw JSON with plain float64 numbers, as
-// the other stores produce them.
-func decodeRun(raw json.RawMessage) (*conform.WorkflowRun, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var r conform.WorkflowRun
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("the bridge answered with a run that does not decode: %w", err)
-	}
-	if r.Attributes == nil {
-		r.Attributes = map[string]any{}
-	}
-	return &r, nil
-}
-
-func (b bridgeRegistry) Record(ctx context.Context, r conform.RunRecord) (string, error) {
-	var res struct {
-		ID string `json:"id"`
-	}
-	err := b.b.call(ctx, bridge.MethodRunRecord, map[string]any{"run": r}, &res)
-	return res.ID, err
-}
-
-func (b bridgeRegistry) Get(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
-	var res struct {
-		Run json.RawMessage `json:"run"`
-	}
-	if err := b.b.call(ctx, bridge.MethodRunGet, b.params(map[string]any{"run": ref}), &res); err != nil {
-		return nil, err
-	}
-	return decodeRun(res.Run)
-}
-
-func (b bridgeRegistry) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
-	var res struct {
-		Runs []json.RawMessage `json:"runs"`
-	}
-	params := struct {
-		conform.RunFilter
-		Caller *conform.Caller `json:"caller,omitempty"`
-	}{f, b.caller}
-	if err := b.b.call(ctx, bridge.MethodRunList, params, &res); err != nil {
-		return nil, err
-	}
-	out := []conform.WorkflowRun{}
-	for _, raw := range res.Runs {
-		r, err := decodeRun(raw)
-		if err != nil {
-			return nil, err
-		}
-		if r != nil {
-			out = append(out, *r)
-		}
-	}
-	return out, nil
-}
-
-func (b bridgeRegistry) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
-	var res struct {
-		Run json.RawMessage `json:"run"`
-	}
-	if err := b.b.call(ctx, bridge.MethodRunRequestCancel, b.params(map[string]any{"run": ref}), &res); err != nil {
-		return nil, err
-	}
-	return decodeRun(res.Run)
-}
-
-func (b bridgeRegistry) Purge(ctx context.Context, olderThan time.Duration, batch int) (int, error) {
-	p := map[string]any{}
-	if olderThan > 0 {
-		p["olderThanSeconds"] = int64(olderThan / time.Second)
-	}
-	if batch > 0 {
-		p["batch"] = batch
-	}
-	var res struct {
-		Purged int `json:"purged"`
-	}
-	err := b.b.call(ctx, bridge.MethodRunPurge, p, &res)
 	return res.Purged, err
 }

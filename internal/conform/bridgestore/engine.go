@@ -5,6 +5,8 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 )
 
 // bridgeEngine drives an engine adapter over the workflowEngine methods;
@@ -21,9 +23,9 @@ func (e bridgeEngine) Identity(ctx context.Context) (int, string, string, error)
 	return res.APIVersion, res.Name, res.Engine, err
 }
 
-func (e bridgeEngine) Statuses(ctx context.Context) ([]conform.EngineStatus, error) {
+func (e bridgeEngine) Statuses(ctx context.Context) ([]engine.Status, error) {
 	var res struct {
-		Statuses []conform.EngineStatus `json:"statuses"`
+		Statuses []engine.Status `json:"statuses"`
 	}
 	err := e.p.call(ctx, bridge.MethodEngineStatuses, map[string]any{}, &res)
 	return res.Statuses, err
@@ -37,7 +39,7 @@ func (e bridgeEngine) MapStatus(ctx context.Context, status string) (string, err
 	return res.Status, err
 }
 
-func (e bridgeEngine) Start(ctx context.Context, r conform.StartRequest) (string, error) {
+func (e bridgeEngine) Start(ctx context.Context, r engine.StartRequest) (string, error) {
 	var res struct {
 		RunID string `json:"runId"`
 	}
@@ -45,7 +47,7 @@ func (e bridgeEngine) Start(ctx context.Context, r conform.StartRequest) (string
 	return res.RunID, err
 }
 
-func (e bridgeEngine) Emit(ctx context.Context, id string, ev conform.EngineEvent) error {
+func (e bridgeEngine) Emit(ctx context.Context, id string, ev engine.Event) error {
 	return e.p.call(ctx, bridge.MethodEngineEmit, map[string]any{"runId": id, "event": ev}, nil)
 }
 
@@ -61,4 +63,14 @@ func (e bridgeEngine) EngineCancelled(ctx context.Context, id string) (bool, err
 	return res.Cancelled, err
 }
 
-func (e bridgeEngine) Registry() conform.RunRegistry { return bridgeRegistry{e.p.b, nil} }
+func (e bridgeEngine) Registry() registry.Registry { return bridgeRegistry{e.p.b, nil} }
+
+// WorkflowEngine drives the bridge's workflowEngine methods, and reads
+// what the adapter records through its runRegistry methods.
+func (b *Store) WorkflowEngine(context.Context) (conform.Opener[engine.Engine], error) {
+	caps := b.c.Capabilities()
+	if !caps.Has(bridge.GroupWorkflowEngine) || !caps.RunRegistry {
+		return nil, conform.NotImplemented("the bridge does not declare capabilities.%s and capabilities.runRegistry (the registry it records into)", bridge.GroupWorkflowEngine)
+	}
+	return open[engine.Engine](b, bridgeEngine{bridgeCredentials{b}}), nil
+}

@@ -49,15 +49,11 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 	switch c.Suite {
 	case conform.SuiteStreams:
 		s.Streams = streams
-	case conform.SuiteRegistry:
-		s.Registry = newRegistry()
 	case conform.SuiteChat:
 		s.Chat = newMemoryChat(streams)
 	case conform.SuiteChatState:
 		c := &clock{}
 		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
-	case conform.SuiteEngine:
-		s.Engine = newEngine(m.engineMut)
 	}
 	return s, func() {}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 )
 
 // engineMutation names a deliberate departure from the engine adapter
@@ -15,16 +17,16 @@ type engineMutation string
 // WorkflowExecutionStatus, and where the adapter maps them. A run that
 // continued as new goes on under the same workflow id, so it is running.
 var refEngineStatuses = []struct {
-	conform.EngineStatus
+	engine.Status
 	maps string
 }{
-	{conform.EngineStatus{Name: "RUNNING"}, "running"},
-	{conform.EngineStatus{Name: "CONTINUED_AS_NEW"}, "running"},
-	{conform.EngineStatus{Name: "COMPLETED", Terminal: true}, "completed"},
-	{conform.EngineStatus{Name: "FAILED", Terminal: true}, "failed"},
-	{conform.EngineStatus{Name: "TIMED_OUT", Terminal: true}, "failed"},
-	{conform.EngineStatus{Name: "CANCELED", Terminal: true}, "cancelled"},
-	{conform.EngineStatus{Name: "TERMINATED", Terminal: true}, "cancelled"},
+	{engine.Status{Name: "RUNNING"}, "running"},
+	{engine.Status{Name: "CONTINUED_AS_NEW"}, "running"},
+	{engine.Status{Name: "COMPLETED", Terminal: true}, "completed"},
+	{engine.Status{Name: "FAILED", Terminal: true}, "failed"},
+	{engine.Status{Name: "TIMED_OUT", Terminal: true}, "failed"},
+	{engine.Status{Name: "CANCELED", Terminal: true}, "cancelled"},
+	{engine.Status{Name: "TERMINATED", Terminal: true}, "cancelled"},
 }
 
 // refEngine is the reference engine adapter over a fake engine: workflow
@@ -54,10 +56,10 @@ func (e *refEngine) Identity(context.Context) (int, string, string, error) {
 	return 1, "memory", refEngineName, nil
 }
 
-func (e *refEngine) Statuses(context.Context) ([]conform.EngineStatus, error) {
-	out := make([]conform.EngineStatus, len(refEngineStatuses))
+func (e *refEngine) Statuses(context.Context) ([]engine.Status, error) {
+	out := make([]engine.Status, len(refEngineStatuses))
 	for i, s := range refEngineStatuses {
-		out[i] = s.EngineStatus
+		out[i] = s.Status
 	}
 	return out, nil
 }
@@ -77,9 +79,9 @@ func (e *refEngine) MapStatus(_ context.Context, status string) (string, error) 
 	return "", &conform.StoreError{Hint: conform.KindInvalidInput, Message: "unknown engine status " + status}
 }
 
-func (e *refEngine) Registry() conform.RunRegistry { return e.reg }
+func (e *refEngine) Registry() registry.Registry { return e.reg }
 
-func (e *refEngine) Start(ctx context.Context, r conform.StartRequest) (string, error) {
+func (e *refEngine) Start(ctx context.Context, r engine.StartRequest) (string, error) {
 	e.mu.Lock()
 	key := r.IdempotencyKey
 	if e.mut == "start-ignores-key" {
@@ -90,7 +92,7 @@ func (e *refEngine) Start(ctx context.Context, r conform.StartRequest) (string, 
 		return id, nil
 	}
 	e.mu.Unlock()
-	id, err := e.reg.Record(ctx, conform.RunRecord{Engine: refEngineName, ExternalID: key, Definition: r.Definition, Status: "queued", Tenant: r.Tenant, Actor: r.Actor})
+	id, err := e.reg.Record(ctx, registry.Record{Engine: refEngineName, ExternalID: key, Definition: r.Definition, Status: "queued", Tenant: r.Tenant, Actor: r.Actor})
 	if err != nil {
 		return "", err
 	}
@@ -112,7 +114,7 @@ func (e *refEngine) run(id string) (*engineRun, error) {
 }
 
 // Emit records the engine's change through the registry.
-func (e *refEngine) Emit(ctx context.Context, id string, ev conform.EngineEvent) error {
+func (e *refEngine) Emit(ctx context.Context, id string, ev engine.Event) error {
 	r, err := e.run(id)
 	if err != nil {
 		return err
@@ -121,7 +123,7 @@ func (e *refEngine) Emit(ctx context.Context, id string, ev conform.EngineEvent)
 	if err != nil {
 		return err
 	}
-	rec := conform.RunRecord{Engine: refEngineName, ExternalID: r.workflowID, Definition: r.definition, Status: status, Tenant: r.tenant, Actor: r.actor, Attributes: ev.Attributes}
+	rec := registry.Record{Engine: refEngineName, ExternalID: r.workflowID, Definition: r.definition, Status: status, Tenant: r.tenant, Actor: r.actor, Attributes: ev.Attributes}
 	if ev.Error != "" && e.mut != "drops-error" {
 		rec.Error = &ev.Error
 	}
@@ -149,7 +151,7 @@ func (e *refEngine) Sync(ctx context.Context, id string) error {
 	e.mu.Lock()
 	r.cancelAsked = true
 	e.mu.Unlock()
-	return e.Emit(ctx, id, conform.EngineEvent{Status: "CANCELED"})
+	return e.Emit(ctx, id, engine.Event{Status: "CANCELED"})
 }
 
 func (e *refEngine) EngineCancelled(_ context.Context, id string) (bool, error) {
@@ -160,4 +162,13 @@ func (e *refEngine) EngineCancelled(_ context.Context, id string) (bool, error) 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return r.cancelAsked, nil
+}
+
+// WorkflowEngine gives each engine case a reference adapter of its own,
+// over a fake engine and a reference registry of their own.
+func (m *memoryStore) WorkflowEngine(context.Context) (conform.Opener[engine.Engine], error) {
+	return func(t *conform.T) (engine.Engine, error) {
+		t.SetPrefix(m.prefix())
+		return newEngine(m.engineMut), nil
+	}, nil
 }

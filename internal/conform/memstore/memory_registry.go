@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 )
 
 // refRegistry is the reference run registry.
 type refRegistry struct {
 	mu   sync.Mutex
-	runs []*conform.WorkflowRun
+	runs []*registry.Run
 	last time.Time
 	// grants holds "user tenant permission" triples (Grant).
 	grants map[string]bool
@@ -53,15 +54,15 @@ func normalize(m map[string]any) map[string]any {
 	return out
 }
 
-func copyRun(r *conform.WorkflowRun) *conform.WorkflowRun {
+func copyRun(r *registry.Run) *registry.Run {
 	c := *r
 	c.Attributes = normalize(r.Attributes)
 	return &c
 }
 
 // Record upserts a run on (engine, external id).
-func (m *refRegistry) Record(_ context.Context, in conform.RunRecord) (string, error) {
-	if !slices.Contains(conform.RunStatuses, in.Status) {
+func (m *refRegistry) Record(_ context.Context, in registry.Record) (string, error) {
+	if !slices.Contains(registry.Statuses, in.Status) {
 		return "", &conform.StoreError{SQLState: "23514", Message: fmt.Sprintf("status %q violates the check constraint", in.Status)}
 	}
 	if in.Engine == "" || len(in.Engine) > 100 || in.ExternalID == "" || len(in.ExternalID) > 200 || in.Definition == "" || len(in.Definition) > 200 {
@@ -109,7 +110,7 @@ func (m *refRegistry) Record(_ context.Context, in conform.RunRecord) (string, e
 			return r.ID, nil
 		}
 	}
-	r := &conform.WorkflowRun{ID: newUUID(), Engine: in.Engine, ExternalID: in.ExternalID, Definition: in.Definition, Status: in.Status,
+	r := &registry.Run{ID: newUUID(), Engine: in.Engine, ExternalID: in.ExternalID, Definition: in.Definition, Status: in.Status,
 		Tenant: opt(in.Tenant), Actor: opt(in.Actor), Attributes: normalize(in.Attributes), Error: errp,
 		CreatedAt: tp(now), UpdatedAt: tp(now)}
 	if in.StartedAt != nil {
@@ -122,7 +123,7 @@ func (m *refRegistry) Record(_ context.Context, in conform.RunRecord) (string, e
 	return r.ID, nil
 }
 
-func (m *refRegistry) find(ref string) *conform.WorkflowRun {
+func (m *refRegistry) find(ref string) *registry.Run {
 	for _, r := range m.runs {
 		if r.ID == ref {
 			return r
@@ -137,7 +138,7 @@ func (m *refRegistry) find(ref string) *conform.WorkflowRun {
 }
 
 // Get finds a run by registry id, else by external id.
-func (m *refRegistry) Get(_ context.Context, ref string) (*conform.WorkflowRun, error) {
+func (m *refRegistry) Get(_ context.Context, ref string) (*registry.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r := m.find(ref); r != nil {
@@ -147,7 +148,7 @@ func (m *refRegistry) Get(_ context.Context, ref string) (*conform.WorkflowRun, 
 }
 
 // List returns runs newest first, filtered and bounded.
-func (m *refRegistry) List(_ context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
+func (m *refRegistry) List(_ context.Context, f registry.Filter) ([]registry.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	limit := f.Max
@@ -155,7 +156,7 @@ func (m *refRegistry) List(_ context.Context, f conform.RunFilter) ([]conform.Wo
 		limit = 50
 	}
 	limit = min(max(limit, 1), 500)
-	out := []conform.WorkflowRun{}
+	out := []registry.Run{}
 	for _, r := range m.runs {
 		if (f.Tenant != "" && deref(r.Tenant) != f.Tenant) || (f.Definition != "" && r.Definition != f.Definition) ||
 			(f.Status != "" && r.Status != f.Status) || (f.Before != nil && !r.CreatedAt.Before(*f.Before)) {
@@ -163,14 +164,14 @@ func (m *refRegistry) List(_ context.Context, f conform.RunFilter) ([]conform.Wo
 		}
 		out = append(out, *copyRun(r))
 	}
-	slices.SortStableFunc(out, func(a, b conform.WorkflowRun) int { return b.CreatedAt.Compare(*a.CreatedAt) })
+	slices.SortStableFunc(out, func(a, b registry.Run) int { return b.CreatedAt.Compare(*a.CreatedAt) })
 	return out[:min(limit, len(out))], nil
 }
 
 // RequestCancel records a cancel request on a non-terminal run. As
 // upstream measures it, a repeated request keeps the first request's time
 // and still touches the run (updatedAt).
-func (m *refRegistry) RequestCancel(_ context.Context, ref string) (*conform.WorkflowRun, error) {
+func (m *refRegistry) RequestCancel(_ context.Context, ref string) (*registry.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.find(ref)
@@ -200,7 +201,7 @@ func (m *refRegistry) Purge(_ context.Context, olderThan time.Duration, batch in
 	defer m.mu.Unlock()
 	cut := time.Now().Add(-olderThan)
 	n := 0
-	m.runs = slices.DeleteFunc(m.runs, func(r *conform.WorkflowRun) bool {
+	m.runs = slices.DeleteFunc(m.runs, func(r *registry.Run) bool {
 		at := r.UpdatedAt
 		if r.CompletedAt != nil {
 			at = r.CompletedAt
@@ -264,7 +265,7 @@ func (m *refRegistry) Grant(_ context.Context, user, tenant, permission string) 
 }
 
 // As returns the registry as caller c sees it.
-func (m *refRegistry) As(c conform.Caller) conform.RegistryView { return memRegistryView{m, c} }
+func (m *refRegistry) As(c conform.Caller) registry.View { return memRegistryView{m, c} }
 
 // memRegistryView applies the blocks' rules: anon is refused every call; a
 // user reads the runs it is the actor of and those of tenants where it
@@ -284,11 +285,11 @@ func (v memRegistryView) holds(tenant *string, permission string) bool {
 }
 
 // reads is called with the lock held.
-func (v memRegistryView) reads(r *conform.WorkflowRun) bool {
+func (v memRegistryView) reads(r *registry.Run) bool {
 	return v.service() || (r.Actor != nil && *r.Actor == v.c.Sub) || v.holds(r.Tenant, "workflow.read")
 }
 
-func (v memRegistryView) Get(_ context.Context, ref string) (*conform.WorkflowRun, error) {
+func (v memRegistryView) Get(_ context.Context, ref string) (*registry.Run, error) {
 	if v.c.Role == conform.RoleAnon {
 		return nil, errAnonRegistry
 	}
@@ -305,11 +306,11 @@ func (v memRegistryView) Get(_ context.Context, ref string) (*conform.WorkflowRu
 	return nil, nil
 }
 
-func (v memRegistryView) List(ctx context.Context, f conform.RunFilter) ([]conform.WorkflowRun, error) {
+func (v memRegistryView) List(ctx context.Context, f registry.Filter) ([]registry.Run, error) {
 	if v.c.Role == conform.RoleAnon {
 		return nil, errAnonRegistry
 	}
-	all, err := v.m.List(ctx, conform.RunFilter{Tenant: f.Tenant, Definition: f.Definition, Status: f.Status, Before: f.Before, Max: 500})
+	all, err := v.m.List(ctx, registry.Filter{Tenant: f.Tenant, Definition: f.Definition, Status: f.Status, Before: f.Before, Max: 500})
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +321,7 @@ func (v memRegistryView) List(ctx context.Context, f conform.RunFilter) ([]confo
 	limit = min(max(limit, 1), 500)
 	v.m.mu.Lock()
 	defer v.m.mu.Unlock()
-	out := []conform.WorkflowRun{}
+	out := []registry.Run{}
 	for _, r := range all {
 		if len(out) < limit && v.reads(&r) {
 			out = append(out, r)
@@ -329,7 +330,7 @@ func (v memRegistryView) List(ctx context.Context, f conform.RunFilter) ([]confo
 	return out, nil
 }
 
-func (v memRegistryView) RequestCancel(ctx context.Context, ref string) (*conform.WorkflowRun, error) {
+func (v memRegistryView) RequestCancel(ctx context.Context, ref string) (*registry.Run, error) {
 	if v.c.Role == conform.RoleAnon {
 		return nil, errAnonRegistry
 	}
@@ -341,7 +342,17 @@ func (v memRegistryView) RequestCancel(ctx context.Context, ref string) (*confor
 	ok := r == nil || (r.Actor != nil && *r.Actor == v.c.Sub) || v.holds(r.Tenant, "workflow.admin")
 	v.m.mu.Unlock()
 	if !ok {
-		return nil, &conform.StoreError{SQLState: "42501", Hint: conform.HintWorkflowForbidden, Message: "you may not cancel this run"}
+		return nil, &conform.StoreError{SQLState: "42501", Hint: registry.HintWorkflowForbidden, Message: "you may not cancel this run"}
 	}
 	return v.m.RequestCancel(ctx, ref)
+}
+
+// RunRegistry gives each registry case a reference registry of its own,
+// whose runs it ages to make time pass.
+func (m *memoryStore) RunRegistry(context.Context) (conform.Opener[registry.Subject], error) {
+	return func(t *conform.T) (registry.Subject, error) {
+		t.SetPrefix(m.prefix())
+		reg := newRegistry()
+		return registry.Subject{Registry: reg, Age: reg.AgeRun}, nil
+	}, nil
 }

@@ -11,17 +11,19 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 )
 
 // All lists every suite, in run order.
 var All = []*conform.Suite{
 	conform.TableSuite(conform.SuiteStreams),
-	conform.TableSuite(conform.SuiteRegistry),
+	registry.Suite,
 	conform.TableSuite(conform.SuiteChat),
 	conform.TableSuite(conform.SuiteChatState),
 	credentials.Suite,
-	conform.TableSuite(conform.SuiteEngine),
+	engine.Suite,
 	graphcompiler.Suite,
 	builder.Suite,
 }
