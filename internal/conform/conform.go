@@ -126,8 +126,6 @@ type Subject struct {
 	Streams  StreamStore
 	Registry RunRegistry
 	Chat     ChatStore
-	// ChatState is the Chat SDK state adapter under test (chat-state).
-	ChatState ChatState
 	// Credentials is the credential provider under test (credentials).
 	Credentials CredentialProvider
 	// Engine is the workflow engine adapter under test (engine); it

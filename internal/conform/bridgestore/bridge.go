@@ -175,8 +175,6 @@ func (b *Store) Supports(suite string) error {
 		}
 	case conform.SuiteChat:
 		return conform.NotImplemented("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
-	case conform.SuiteChatState:
-		return b.supportsChatState()
 	case conform.SuiteCredentials:
 		if !caps.Has(bridge.GroupCredentials) {
 			return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupCredentials)
@@ -231,8 +229,6 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		if b.c.Version() >= 2 && b.c.Capabilities().Has(bridge.CapRunCallers) {
 			s.Registry = bridgeCallerRegistry{bridgeRegistry{b, nil}}
 		}
-	case conform.SuiteChatState:
-		b.chatStateSubject(s)
 	case conform.SuiteCredentials:
 		s.Credentials = bridgeCredentials{b}
 	case conform.SuiteEngine:

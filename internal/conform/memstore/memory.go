@@ -53,9 +53,6 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.Registry = newRegistry()
 	case conform.SuiteChat:
 		s.Chat = newMemoryChat(streams)
-	case conform.SuiteChatState:
-		c := &clock{}
-		s.ChatState, s.Clock = newChatState(c, m.chatMut), c
 	case conform.SuiteCredentials:
 		s.Credentials = newCredentials(m.credMut)
 	case conform.SuiteEngine:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
@@ -18,7 +19,7 @@ var All = []*conform.Suite{
 	conform.TableSuite(conform.SuiteStreams),
 	conform.TableSuite(conform.SuiteRegistry),
 	conform.TableSuite(conform.SuiteChat),
-	conform.TableSuite(conform.SuiteChatState),
+	chatstate.Suite,
 	conform.TableSuite(conform.SuiteCredentials),
 	conform.TableSuite(conform.SuiteEngine),
 	graphcompiler.Suite,
