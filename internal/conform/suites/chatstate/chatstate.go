@@ -62,8 +62,11 @@ type QueueEntry struct {
 // module backs) as the cases drive it. Values are JSON; a miss reads as
 // JSON null, and a TTL of zero means none.
 type State interface {
+	// Subscribe marks thread as subscribed; subscribing twice is fine.
 	Subscribe(ctx context.Context, thread string) error
+	// Unsubscribe undoes Subscribe; unsubscribing twice is fine.
 	Unsubscribe(ctx context.Context, thread string) error
+	// IsSubscribed says whether thread is subscribed.
 	IsSubscribed(ctx context.Context, thread string) (bool, error)
 
 	// AcquireLock returns the new lock, or nil when the thread is locked.
@@ -73,13 +76,17 @@ type State interface {
 	// ExtendLock gives the held lock l a new TTL from now; false when l is
 	// not held (expired, released or another token).
 	ExtendLock(ctx context.Context, l Lock, ttl time.Duration) (bool, error)
+	// ForceReleaseLock releases thread's lock whatever its token.
 	ForceReleaseLock(ctx context.Context, thread string) error
 
+	// Get returns key's value, or JSON null for a miss.
 	Get(ctx context.Context, key string) (json.RawMessage, error)
+	// Set stores value under key, replacing what was there.
 	Set(ctx context.Context, key string, value json.RawMessage, ttl time.Duration) error
 	// SetIfNotExists stores value only when key holds nothing (a stored
 	// JSON null is something) and reports whether it did.
 	SetIfNotExists(ctx context.Context, key string, value json.RawMessage, ttl time.Duration) (bool, error)
+	// Delete removes key; a missing key is no error.
 	Delete(ctx context.Context, key string) error
 
 	// AppendToList appends value, keeping only the newest maxLength
