@@ -126,8 +126,6 @@ type FeatureLister interface {
 type Subject struct {
 	Streams StreamStore
 	Chat    ChatStore
-	// ChatState is the Chat SDK state adapter under test (chat-state).
-	ChatState ChatState
 	// Clock, when the store has one, moves the store's time forward, so
 	// that TTL cases need no waiting; nil when time cannot be moved.
 	Clock Clock

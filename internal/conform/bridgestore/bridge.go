@@ -170,8 +170,6 @@ func (b *Store) Supports(suite string) error {
 		}
 	case conform.SuiteChat:
 		return conform.NotImplemented("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
-	case conform.SuiteChatState:
-		return b.supportsChatState()
 	}
 	return nil
 }
@@ -213,8 +211,6 @@ func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subje
 		// Every optional interface is there; the runner skips the cases
 		// whose capability the bridge lacks before they call one (Missing).
 		s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
-	case conform.SuiteChatState:
-		b.chatStateSubject(s)
 	}
 	return s, func() {}, nil
 }

@@ -8,28 +8,24 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 )
 
-// supportsChatState says why the chat-state suite cannot run.
-func (b *Store) supportsChatState() error {
-	if !b.c.Capabilities().Has(bridge.GroupChatState) {
-		return conform.NotImplemented("the bridge does not declare capabilities.%s", bridge.GroupChatState)
+// ChatState drives the bridge's chatState methods, with the bridge's
+// clock when it offers one and the run may move it (no RealTTLs); without
+// it the TTL cases wait for real TTLs. The clock is the whole bridge's:
+// the cases that move it run as whole-store steps (the runner's gate),
+// with no other case of the bridge in flight; the others use TTLs far
+// longer than any move.
+func (b *Store) ChatState(context.Context) (conform.Opener[chatstate.State], error) {
+	o, err := group[chatstate.State](b, bridge.GroupChatState, bridgeChatState{b})
+	if err != nil || !b.moveClock {
+		return o, err
 	}
-	return nil
-}
-
-// chatStateSubject fills s with the bridge's state adapter, and its clock
-// when the bridge offers one and the run may move it (no RealTTLs);
-// without it the TTL cases wait for real TTLs. The clock is the whole
-// bridge's: the cases
-// that move it run as whole-store steps (the runner's gate), with no other
-// case of the bridge in flight; the others use TTLs far longer than any
-// move.
-func (b *Store) chatStateSubject(s *conform.Subject) {
-	s.ChatState = bridgeChatState{b}
-	if b.moveClock {
-		s.Clock = bridgeClock{b}
-	}
+	return func(t *conform.T) (chatstate.State, error) {
+		t.SetClock(bridgeClock{b})
+		return o(t)
+	}, nil
 }
 
 // bridgeClock is the bridge's injected clock (capability clock).
@@ -93,21 +89,21 @@ type wireLock struct {
 	ExpiresAt float64 `json:"expiresAt"`
 }
 
-func (s bridgeChatState) AcquireLock(ctx context.Context, thread string, ttl time.Duration) (*conform.ChatLock, error) {
+func (s bridgeChatState) AcquireLock(ctx context.Context, thread string, ttl time.Duration) (*chatstate.Lock, error) {
 	var res struct {
 		Lock *wireLock `json:"lock"`
 	}
 	if err := s.b.call(ctx, bridge.MethodChatAcquireLock, ms(map[string]any{"threadId": thread}, ttl), &res); err != nil || res.Lock == nil {
 		return nil, err
 	}
-	return &conform.ChatLock{ThreadID: res.Lock.ThreadID, Token: res.Lock.Token, ExpiresAt: int64(res.Lock.ExpiresAt)}, nil
+	return &chatstate.Lock{ThreadID: res.Lock.ThreadID, Token: res.Lock.Token, ExpiresAt: int64(res.Lock.ExpiresAt)}, nil
 }
 
-func (s bridgeChatState) ReleaseLock(ctx context.Context, l conform.ChatLock) error {
+func (s bridgeChatState) ReleaseLock(ctx context.Context, l chatstate.Lock) error {
 	return s.b.call(ctx, bridge.MethodChatReleaseLock, map[string]any{"lock": l}, nil)
 }
 
-func (s bridgeChatState) ExtendLock(ctx context.Context, l conform.ChatLock, ttl time.Duration) (bool, error) {
+func (s bridgeChatState) ExtendLock(ctx context.Context, l chatstate.Lock, ttl time.Duration) (bool, error) {
 	var res struct {
 		Extended bool `json:"extended"`
 	}
@@ -168,7 +164,7 @@ type wireEntry struct {
 	Message    json.RawMessage `json:"message"`
 }
 
-func (s bridgeChatState) Enqueue(ctx context.Context, thread string, e conform.QueueEntry, maxSize int) (int, error) {
+func (s bridgeChatState) Enqueue(ctx context.Context, thread string, e chatstate.QueueEntry, maxSize int) (int, error) {
 	var res struct {
 		Depth *int `json:"depth"`
 	}
@@ -181,14 +177,14 @@ func (s bridgeChatState) Enqueue(ctx context.Context, thread string, e conform.Q
 	return *res.Depth, nil
 }
 
-func (s bridgeChatState) Dequeue(ctx context.Context, thread string) (*conform.QueueEntry, error) {
+func (s bridgeChatState) Dequeue(ctx context.Context, thread string) (*chatstate.QueueEntry, error) {
 	var res struct {
 		Entry *wireEntry `json:"entry"`
 	}
 	if err := s.b.call(ctx, bridge.MethodChatDequeue, map[string]any{"threadId": thread}, &res); err != nil || res.Entry == nil {
 		return nil, err
 	}
-	return &conform.QueueEntry{EnqueuedAt: int64(res.Entry.EnqueuedAt), ExpiresAt: int64(res.Entry.ExpiresAt), Message: res.Entry.Message}, nil
+	return &chatstate.QueueEntry{EnqueuedAt: int64(res.Entry.EnqueuedAt), ExpiresAt: int64(res.Entry.ExpiresAt), Message: res.Entry.Message}, nil
 }
 
 func (s bridgeChatState) QueueDepth(ctx context.Context, thread string) (int, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 )
 
 // chatStateBridge starts testdata/bridges/chatstate.mjs with flags.
@@ -103,7 +104,7 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 // they run, mixed among them, never see it jump.
 func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
 	st := chatStateBridge(t)
-	var moving, cases []conform.Case
+	var moving []conform.Case
 	for _, c := range suites.Cases() {
 		if c.Suite == conform.SuiteChatState && c.MovesClock {
 			moving = append(moving, c)
@@ -113,24 +114,28 @@ func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
 		t.Fatal("no chat-state case moves the clock")
 	}
 	const watch = 300 * time.Millisecond
-	for i, c := range moving {
-		cases = append(cases, conform.Case{ID: fmt.Sprintf("chat-state/watch-clock-%d", i), Suite: conform.SuiteChatState,
-			Rule: "the store's clock does not jump while this case runs", Run: func(ctx context.Context, s *conform.Subject) error {
-				before, err := s.Clock.Advance(ctx, 0)
-				if err != nil {
-					return err
-				}
+	// The watchers are cases of the chat-state suite (they get the
+	// suite's subject, the bridge's clock with it), one beside each case
+	// that moves the clock.
+	var watchers []conform.CaseOf[chatstate.State]
+	for i := range moving {
+		watchers = append(watchers, conform.CaseOf[chatstate.State]{ID: fmt.Sprintf("chat-state/watch-clock-%d", i),
+			Rule: "the store's clock does not jump while this case runs", Run: func(t *conform.T, _ chatstate.State) {
+				before, err := t.Clock().Advance(t.Context(), 0)
+				t.Must("read the clock", err)
 				start := time.Now()
 				time.Sleep(watch)
-				after, err := s.Clock.Advance(ctx, 0)
-				if err != nil {
-					return err
-				}
+				after, err := t.Clock().Advance(t.Context(), 0)
+				t.Must("read the clock", err)
 				if jump := after.Sub(before) - time.Since(start); jump > watch {
-					return fmt.Errorf("the clock jumped %s while the case ran", jump.Round(time.Millisecond))
+					t.Errorf("the clock jumped %s while the case ran", jump.Round(time.Millisecond))
 				}
-				return nil
-			}}, c)
+			}})
+	}
+	watching := conform.NewSuite(conform.Info{Name: conform.SuiteChatState}, chatstate.Provider.ChatState, watchers)
+	var cases []conform.Case
+	for i, c := range moving {
+		cases = append(cases, watching.Cases[i], c)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 )
 
 // clock is the injectable time of a subject: the reference reads it for
@@ -50,10 +51,10 @@ type refChatState struct {
 
 	mu     sync.Mutex
 	subs   map[string]bool
-	locks  map[string]conform.ChatLock
+	locks  map[string]chatstate.Lock
 	values map[string]stateValue
 	lists  map[string][]json.RawMessage
-	queues map[string][]conform.QueueEntry
+	queues map[string][]chatstate.QueueEntry
 }
 
 // stateValue is a stored value and when it expires (zero: never).
@@ -65,8 +66,8 @@ type stateValue struct {
 func newChatState(c *clock, mut chatMutation) *refChatState {
 	return &refChatState{
 		clock: c, mut: mut,
-		subs: map[string]bool{}, locks: map[string]conform.ChatLock{}, values: map[string]stateValue{},
-		lists: map[string][]json.RawMessage{}, queues: map[string][]conform.QueueEntry{},
+		subs: map[string]bool{}, locks: map[string]chatstate.Lock{}, values: map[string]stateValue{},
+		lists: map[string][]json.RawMessage{}, queues: map[string][]chatstate.QueueEntry{},
 	}
 }
 
@@ -91,7 +92,7 @@ func (m *refChatState) IsSubscribed(_ context.Context, thread string) (bool, err
 }
 
 // heldLocked returns the live lock on thread; m.mu is held.
-func (m *refChatState) heldLocked(thread string) (conform.ChatLock, bool) {
+func (m *refChatState) heldLocked(thread string) (chatstate.Lock, bool) {
 	l, ok := m.locks[thread]
 	if !ok || m.mut == "lock-never-expires" {
 		return l, ok
@@ -103,7 +104,7 @@ func (m *refChatState) heldLocked(thread string) (conform.ChatLock, bool) {
 	return l, true
 }
 
-func (m *refChatState) AcquireLock(_ context.Context, thread string, ttl time.Duration) (*conform.ChatLock, error) {
+func (m *refChatState) AcquireLock(_ context.Context, thread string, ttl time.Duration) (*chatstate.Lock, error) {
 	if m.mut == "lock-check-then-set" {
 		// Looks, lets others run, then takes: two callers can both win.
 		m.mu.Lock()
@@ -120,12 +121,12 @@ func (m *refChatState) AcquireLock(_ context.Context, thread string, ttl time.Du
 	if _, held := m.heldLocked(thread); held && m.mut != "lock-check-then-set" {
 		return nil, nil
 	}
-	l := conform.ChatLock{ThreadID: thread, Token: rand.Text(), ExpiresAt: m.clock.Now().Add(ttl).UnixMilli()}
+	l := chatstate.Lock{ThreadID: thread, Token: rand.Text(), ExpiresAt: m.clock.Now().Add(ttl).UnixMilli()}
 	m.locks[thread] = l
 	return &l, nil
 }
 
-func (m *refChatState) ReleaseLock(_ context.Context, l conform.ChatLock) error {
+func (m *refChatState) ReleaseLock(_ context.Context, l chatstate.Lock) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if cur, ok := m.locks[l.ThreadID]; ok && (cur.Token == l.Token || m.mut == "release-ignores-token") {
@@ -134,7 +135,7 @@ func (m *refChatState) ReleaseLock(_ context.Context, l conform.ChatLock) error 
 	return nil
 }
 
-func (m *refChatState) ExtendLock(_ context.Context, l conform.ChatLock, ttl time.Duration) (bool, error) {
+func (m *refChatState) ExtendLock(_ context.Context, l chatstate.Lock, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	cur, held := m.heldLocked(l.ThreadID)
@@ -245,7 +246,7 @@ func (m *refChatState) GetList(_ context.Context, key string) ([]json.RawMessage
 }
 
 // liveLocked drops the thread's expired entries; m.mu is held.
-func (m *refChatState) liveLocked(thread string) []conform.QueueEntry {
+func (m *refChatState) liveLocked(thread string) []chatstate.QueueEntry {
 	if m.mut == "queue-counts-expired" {
 		return m.queues[thread]
 	}
@@ -260,7 +261,7 @@ func (m *refChatState) liveLocked(thread string) []conform.QueueEntry {
 	return q
 }
 
-func (m *refChatState) Enqueue(_ context.Context, thread string, e conform.QueueEntry, maxSize int) (int, error) {
+func (m *refChatState) Enqueue(_ context.Context, thread string, e chatstate.QueueEntry, maxSize int) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e.Message = append(json.RawMessage(nil), e.Message...)
@@ -277,7 +278,7 @@ func (m *refChatState) Enqueue(_ context.Context, thread string, e conform.Queue
 	return len(q), nil
 }
 
-func (m *refChatState) Dequeue(_ context.Context, thread string) (*conform.QueueEntry, error) {
+func (m *refChatState) Dequeue(_ context.Context, thread string) (*chatstate.QueueEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	q := m.liveLocked(thread)
@@ -293,4 +294,16 @@ func (m *refChatState) QueueDepth(_ context.Context, thread string) (int, error)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.liveLocked(thread)), nil
+}
+
+// ChatState gives each chat-state case a reference state adapter of its
+// own, with its own clock: the TTL cases move it, and no other case sees
+// the move.
+func (m *memoryStore) ChatState(context.Context) (conform.Opener[chatstate.State], error) {
+	return func(t *conform.T) (chatstate.State, error) {
+		t.SetPrefix(m.prefix())
+		c := &clock{}
+		t.SetClock(c)
+		return newChatState(c, m.chatMut), nil
+	}, nil
 }

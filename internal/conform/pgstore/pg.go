@@ -141,10 +141,7 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 
 func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
 	db, release := p.shared, func() {}
-	// A chat-state case is isolated because it moves the clock, which on
-	// a bridge is the whole store's; here each subject's clock moves only
-	// its own key prefix's rows, so the shared clone serves it.
-	if c.Isolated && c.Suite != conform.SuiteChatState {
+	if c.Isolated {
 		var err error
 		if db, err = p.clone(ctx); err != nil {
 			return nil, nil, err
@@ -161,13 +158,6 @@ func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Sub
 		s.Streams = streams
 	case conform.SuiteChat:
 		s.Chat = pgChat{db: db, streams: streams}
-	case conform.SuiteChatState:
-		// Each subject is a bot of its own: its key prefix keeps its rows
-		// apart from every other case's on the shared tables, and its
-		// clock moves only those rows.
-		clock := &pgChatClock{db: db, prefix: s.Prefix}
-		s.ChatState = pgChatState{db: db, prefix: s.Prefix, clock: clock}
-		s.Clock = clock
 	}
 	return s, release, nil
 }

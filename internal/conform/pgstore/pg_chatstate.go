@@ -11,8 +11,28 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/jackc/pgx/v5"
 )
+
+// ChatState gives each chat-state case a bot of its own on the run's
+// shared clone, never a clone of its own (caseDB): its key prefix keeps
+// its rows apart from every other case's on the shared tables, and its
+// clock moves only those rows. The cases that move the clock are Isolated
+// because on a bridge the clock is the whole store's; here it is not, so
+// they need no database to themselves.
+func (p *pgStore) ChatState(context.Context) (conform.Opener[chatstate.State], error) {
+	if err := p.missing[conform.SuiteChatState]; err != nil {
+		return nil, err
+	}
+	return func(t *conform.T) (chatstate.State, error) {
+		prefix := p.prefix()
+		t.SetPrefix(prefix)
+		clock := &pgChatClock{db: p.shared, prefix: prefix}
+		t.SetClock(clock)
+		return pgChatState{db: p.shared, prefix: prefix, clock: clock}, nil
+	}, nil
+}
 
 // pgChatState is the Chat SDK StateAdapter on the chat-sdk-state module,
 // called as better-supabase's createSupabaseState calls it: as the service
@@ -155,7 +175,7 @@ func (s pgChatState) IsSubscribed(ctx context.Context, thread string) (bool, err
 	return on != nil && *on, err
 }
 
-func (s pgChatState) AcquireLock(ctx context.Context, thread string, ttl time.Duration) (*conform.ChatLock, error) {
+func (s pgChatState) AcquireLock(ctx context.Context, thread string, ttl time.Duration) (*chatstate.Lock, error) {
 	var raw []byte
 	if err := s.scalar(ctx, &raw, "select better_supabase.chat_state_acquire_lock(prefix => $1, thread_id => $2, token => $3, ttl_ms => $4)",
 		s.prefix, thread, rand.Text(), lockTTL(ttl)); err != nil {
@@ -172,14 +192,14 @@ func (s pgChatState) AcquireLock(ctx context.Context, thread string, ttl time.Du
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return nil, fmt.Errorf("chat_state_acquire_lock returned %s: %w", raw, err)
 	}
-	return &conform.ChatLock{ThreadID: l.ThreadID, Token: l.Token, ExpiresAt: l.ExpiresAt.Add(s.clock.shift()).UnixMilli()}, nil
+	return &chatstate.Lock{ThreadID: l.ThreadID, Token: l.Token, ExpiresAt: l.ExpiresAt.Add(s.clock.shift()).UnixMilli()}, nil
 }
 
-func (s pgChatState) ReleaseLock(ctx context.Context, l conform.ChatLock) error {
+func (s pgChatState) ReleaseLock(ctx context.Context, l chatstate.Lock) error {
 	return s.exec(ctx, "select better_supabase.chat_state_release_lock(prefix => $1, thread_id => $2, token => $3)", s.prefix, l.ThreadID, l.Token)
 }
 
-func (s pgChatState) ExtendLock(ctx context.Context, l conform.ChatLock, ttl time.Duration) (bool, error) {
+func (s pgChatState) ExtendLock(ctx context.Context, l chatstate.Lock, ttl time.Duration) (bool, error) {
 	var ok *bool
 	err := s.scalar(ctx, &ok, "select better_supabase.chat_state_extend_lock(prefix => $1, thread_id => $2, token => $3, ttl_ms => $4)",
 		s.prefix, l.ThreadID, l.Token, lockTTL(ttl))
@@ -253,7 +273,7 @@ func (s pgChatState) GetList(ctx context.Context, key string) ([]json.RawMessage
 	return vs, nil
 }
 
-func (s pgChatState) Enqueue(ctx context.Context, thread string, e conform.QueueEntry, maxSize int) (int, error) {
+func (s pgChatState) Enqueue(ctx context.Context, thread string, e chatstate.QueueEntry, maxSize int) (int, error) {
 	entry, err := json.Marshal(e)
 	if err != nil {
 		return 0, err
@@ -273,7 +293,7 @@ func (s pgChatState) Enqueue(ctx context.Context, thread string, e conform.Queue
 	return *depth, nil
 }
 
-func (s pgChatState) Dequeue(ctx context.Context, thread string) (*conform.QueueEntry, error) {
+func (s pgChatState) Dequeue(ctx context.Context, thread string) (*chatstate.QueueEntry, error) {
 	var raw []byte
 	if err := s.scalar(ctx, &raw, "select better_supabase.chat_state_dequeue(prefix => $1, thread_id => $2)", s.prefix, thread); err != nil {
 		return nil, err
@@ -281,7 +301,7 @@ func (s pgChatState) Dequeue(ctx context.Context, thread string) (*conform.Queue
 	if raw == nil || string(raw) == "null" {
 		return nil, nil
 	}
-	var e conform.QueueEntry
+	var e chatstate.QueueEntry
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return nil, fmt.Errorf("chat_state_dequeue returned %s: %w", raw, err)
 	}

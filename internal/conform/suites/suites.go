@@ -10,6 +10,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
@@ -21,7 +22,7 @@ var All = []*conform.Suite{
 	conform.TableSuite(conform.SuiteStreams),
 	registry.Suite,
 	conform.TableSuite(conform.SuiteChat),
-	conform.TableSuite(conform.SuiteChatState),
+	chatstate.Suite,
 	credentials.Suite,
 	engine.Suite,
 	graphcompiler.Suite,
