@@ -268,9 +268,19 @@ func (s *Subject) alone(ctx context.Context, e Effect, fn func() error) error {
 	if len(spoiled) > 0 {
 		return fmt.Errorf("the check could not be made: %s; this happens when store calls take longer than %s: give the store a movable clock (capability clock) or run fewer cases at once", spoiled[0], guard)
 	}
-	err := fn()
+	// However the step ends: a case may stop inside it (T.Must, T.Fatal)
+	// after its purge took what it took.
+	defer g.stepDone(s, e)
+	return fn()
+}
+
+// stepDone tells the other cases that the whole-store step of s, with
+// Effect e, has ended: a hold it may have removed is marked disturbed, and
+// the steps waiting for the gate look again.
+func (g *gate) stepDone(s *Subject, e Effect) {
 	end := time.Now()
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, h := range g.holds {
 		if h.owner != s && h.disturbed == "" && e.removes(h, end) {
 			h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))
@@ -278,8 +288,6 @@ func (s *Subject) alone(ctx context.Context, e Effect, fn func() error) error {
 	}
 	close(g.changed)
 	g.changed = make(chan struct{})
-	g.mu.Unlock()
-	return err
 }
 
 // sleepUntil waits until t without holding the case's parallel slot.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -118,5 +119,34 @@ func TestGateWaitIsNotTimed(t *testing.T) {
 		if r.Outcome != Pass {
 			t.Errorf("%s: %s %s", r.ID, r.Outcome, FailureText(r))
 		}
+	}
+}
+
+// A whole-store step inside which its case stops (T.Must and T.Fatal end
+// the case's goroutine there) still lets go of the gate and tells the
+// other cases what it may have removed.
+func TestStepStoppedInsideStillEnds(t *testing.T) {
+	g := newGate()
+	waiter := &Subject{gate: g}
+	waiter.holdFrom(SuiteStreams, HoldExpiry, time.Now().Add(guard+50*time.Millisecond))
+	purger := &Subject{gate: g, isolated: true}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = purger.alone(t.Context(), PurgeOf(SuiteStreams, time.Hour), func() error {
+			time.Sleep(guard + 100*time.Millisecond)
+			runtime.Goexit()
+			return nil
+		})
+	}()
+	<-done
+	if !g.rw.TryLock() {
+		t.Fatal("the gate is still held after the step")
+	}
+	g.rw.Unlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.holds[0].disturbed == "" {
+		t.Error("the hold the step's purge may have removed is not marked disturbed")
 	}
 }
