@@ -6,7 +6,6 @@ var table = sync.OnceValue(func() []Case {
 	var all []Case
 	all = append(all, streamCases()...)
 	all = append(all, registryCases()...)
-	all = append(all, chatCases()...)
 	all = append(all, chatStateCases()...)
 	all = append(all, credentialCases()...)
 	all = append(all, engineCases()...)

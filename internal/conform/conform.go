@@ -125,7 +125,6 @@ type FeatureLister interface {
 type Subject struct {
 	Streams  StreamStore
 	Registry RunRegistry
-	Chat     ChatStore
 	// ChatState is the Chat SDK state adapter under test (chat-state).
 	ChatState ChatState
 	// Credentials is the credential provider under test (credentials).

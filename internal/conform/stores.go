@@ -12,8 +12,6 @@ const (
 	HintStreamNotFound   = "STREAM_NOT_FOUND"
 	HintStreamClosed     = "STREAM_CLOSED"
 	HintStreamGap        = "STREAM_GAP"
-	HintMessageInvalid   = "AI_MESSAGE_INVALID"
-	HintRunInvalid       = "AI_RUN_INVALID"
 	HintReadTimeout      = "READ_TIMEOUT"
 	HintPermissionDenied = "PERMISSION_DENIED"
 	// HintWorkflowForbidden refuses a cancel to a caller who may not.
@@ -59,6 +57,9 @@ func HintOf(err error) string {
 
 // wantHint is WantHint, for the table's cases.
 func wantHint(what string, err error, hint string) error { return WantHint(what, err, hint) }
+
+// sameJSON is SameJSON, for the table's cases.
+func sameJSON(a, b json.RawMessage) bool { return SameJSON(a, b) }
 
 // OpenOptions are the optional arguments of StreamStore.Open. TTL zero
 // means the contract's default of one day.
@@ -278,95 +279,4 @@ var ErrNoGrants = errors.New("the store cannot grant permissions in a tenant")
 // AgeRun shifts every timestamp of run id back by d.
 type RunAger interface {
 	AgeRun(ctx context.Context, id string, d time.Duration) error
-}
-
-// Message is a canonical message (ai-message-v1) as chat storage keeps it.
-type Message struct {
-	ID       string            `json:"id"`
-	Role     string            `json:"role"`
-	Parts    []json.RawMessage `json:"parts"`
-	Metadata map[string]any    `json:"metadata,omitempty"`
-}
-
-// MessageResult is what appending or saving a message returns.
-type MessageResult struct {
-	MessageID string  `json:"message_id"`
-	ParentID  *string `json:"parent_id"`
-	Created   bool    `json:"created"`
-}
-
-// UserOptions are the optional arguments of ChatStore.AppendUser.
-type UserOptions struct {
-	Trigger   string
-	MessageID string
-}
-
-// AssistantOptions are the arguments of ChatStore.SaveAssistant.
-type AssistantOptions struct {
-	ParentID string
-	Status   string
-	Model    string
-	Format   string
-	Native   json.RawMessage
-	RunID    string
-}
-
-// PathEntry is one message of ChatStore.Path, root first.
-type PathEntry struct {
-	ID           string            `json:"id"`
-	ParentID     *string           `json:"parent_id"`
-	Role         string            `json:"role"`
-	Parts        []json.RawMessage `json:"parts"`
-	Metadata     map[string]any    `json:"metadata"`
-	Format       string            `json:"format"`
-	Native       json.RawMessage   `json:"native"`
-	Model        *string           `json:"model"`
-	Status       string            `json:"status"`
-	SiblingCount int               `json:"sibling_count"`
-	SiblingIndex int               `json:"sibling_index"`
-}
-
-// ClaimOptions are the optional arguments of ChatStore.Claim.
-type ClaimOptions struct {
-	Model         string
-	MessageID     string
-	Engine        string
-	ExternalRunID string
-}
-
-// ClaimResult is what ChatStore.Claim returns.
-type ClaimResult struct {
-	Claimed  bool    `json:"claimed"`
-	StreamID *string `json:"stream_id"`
-	RunID    *string `json:"run_id"`
-}
-
-// ReleaseOptions are the optional arguments of ChatStore.Release.
-type ReleaseOptions struct {
-	Status string
-	Usage  map[string]any
-	Error  string
-}
-
-// StopResult is what ChatStore.Stop returns when a run was active.
-type StopResult struct {
-	StreamID string `json:"stream_id"`
-	RunID    string `json:"run_id"`
-}
-
-// ChatStore is the part of the AI chat block adapters reach
-// (contracts.md, section 4). NewChat makes an empty chat owned by owner;
-// Streams is the stream store the chat's answers are written to, so that
-// a stop can be seen by the writer.
-type ChatStore interface {
-	NewChat(ctx context.Context, owner string) (string, error)
-	AppendUser(ctx context.Context, chat string, m Message, o UserOptions) (MessageResult, error)
-	SaveAssistant(ctx context.Context, chat string, m Message, o AssistantOptions) (MessageResult, error)
-	Path(ctx context.Context, chat, leaf string, native bool) ([]PathEntry, error)
-	Claim(ctx context.Context, chat, stream string, o ClaimOptions) (ClaimResult, error)
-	Release(ctx context.Context, chat, stream string, o ReleaseOptions) (bool, error)
-	Stop(ctx context.Context, chat string) (*StopResult, error)
-	RunStatus(ctx context.Context, runID string) (string, error)
-	AgeChatRun(ctx context.Context, runID string, d time.Duration) error
-	Streams() StreamStore
 }

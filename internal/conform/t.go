@@ -45,6 +45,9 @@ func (t *T) Case() *Case { return t.c }
 // case's own goroutine.
 func (t *T) ID(name string) string { return t.s.ID(name) }
 
+// UUID returns a fresh random UUID: an owner, a tenant or a user.
+func (t *T) UUID() string { return newUUID() }
+
 // Prefix is what makes the case's ids unique within a shared store.
 func (t *T) Prefix() string { return t.s.Prefix }
 

@@ -173,8 +173,6 @@ func (b *Store) Supports(suite string) error {
 		if !caps.RunRegistry {
 			return conform.NotImplemented("the bridge does not declare capabilities.runRegistry")
 		}
-	case conform.SuiteChat:
-		return conform.NotImplemented("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
 	case conform.SuiteChatState:
 		return b.supportsChatState()
 	case conform.SuiteCredentials:

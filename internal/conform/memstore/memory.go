@@ -51,8 +51,6 @@ func (m *memoryStore) NewSubject(_ context.Context, c *conform.Case) (*conform.S
 		s.Streams = streams
 	case conform.SuiteRegistry:
 		s.Registry = newRegistry()
-	case conform.SuiteChat:
-		s.Chat = newMemoryChat(streams)
 	case conform.SuiteChatState:
 		c := &clock{}
 		s.ChatState, s.Clock = newChatState(c, m.chatMut), c

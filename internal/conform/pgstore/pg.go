@@ -16,6 +16,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -161,8 +162,6 @@ func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Sub
 		s.Streams = streams
 	case conform.SuiteRegistry:
 		s.Registry = pgRegistry{db: db}
-	case conform.SuiteChat:
-		s.Chat = pgChat{db: db, streams: streams}
 	case conform.SuiteChatState:
 		// Each subject is a bot of its own: its key prefix keeps its rows
 		// apart from every other case's on the shared tables, and its
@@ -786,10 +785,10 @@ func (p pgChat) NewTenantChat(ctx context.Context, owner, tenant string, shared 
 }
 
 // PathAs reads the chat's current branch as caller c.
-func (p pgChat) PathAs(ctx context.Context, c conform.Caller, chat string) ([]conform.PathEntry, error) {
-	out := []conform.PathEntry{}
+func (p pgChat) PathAs(ctx context.Context, c conform.Caller, chatID string) ([]chat.PathEntry, error) {
+	out := []chat.PathEntry{}
 	err := p.db.as(ctx, c, func(tx pgx.Tx) error {
-		_, err := jsonInto(ctx, tx, &out, "select better_supabase.ai_message_path($1::uuid)", chat)
+		_, err := jsonInto(ctx, tx, &out, "select better_supabase.ai_message_path($1::uuid)", chatID)
 		return err
 	})
 	return out, err
@@ -859,9 +858,9 @@ func (p pgChat) RevokeShare(ctx context.Context, owner, id string) (bool, error)
 }
 
 // Shared reads a link as anon, as whoever holds the token would.
-func (p pgChat) Shared(ctx context.Context, token string) ([]conform.PathEntry, error) {
+func (p pgChat) Shared(ctx context.Context, token string) ([]chat.PathEntry, error) {
 	var r struct {
-		Messages []conform.PathEntry `json:"messages"`
+		Messages []chat.PathEntry `json:"messages"`
 	}
 	err := p.db.as(ctx, conform.Anon, func(tx pgx.Tx) error {
 		_, err := jsonInto(ctx, tx, &r, "select better_supabase.get_shared_ai_chat($1)", token)
@@ -880,21 +879,21 @@ func (p pgChat) call(ctx context.Context, dst any, sql string, args ...any) (boo
 	return found, err
 }
 
-func (p pgChat) AppendUser(ctx context.Context, chat string, m conform.Message, o conform.UserOptions) (conform.MessageResult, error) {
+func (p pgChat) AppendUser(ctx context.Context, chatID string, m chat.Message, o chat.UserOptions) (chat.MessageResult, error) {
 	trigger := o.Trigger
 	if trigger == "" {
 		trigger = "submit-message"
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return conform.MessageResult{}, err
+		return chat.MessageResult{}, err
 	}
-	var r conform.MessageResult
-	_, err = p.call(ctx, &r, "select better_supabase.append_ai_user_message($1::uuid, $2::jsonb, $3, $4)", chat, string(mj), trigger, nullable(o.MessageID))
+	var r chat.MessageResult
+	_, err = p.call(ctx, &r, "select better_supabase.append_ai_user_message($1::uuid, $2::jsonb, $3, $4)", chatID, string(mj), trigger, nullable(o.MessageID))
 	return r, err
 }
 
-func (p pgChat) SaveAssistant(ctx context.Context, chat string, m conform.Message, o conform.AssistantOptions) (conform.MessageResult, error) {
+func (p pgChat) SaveAssistant(ctx context.Context, chatID string, m chat.Message, o chat.AssistantOptions) (chat.MessageResult, error) {
 	status, format := o.Status, o.Format
 	if status == "" {
 		status = "complete"
@@ -904,36 +903,36 @@ func (p pgChat) SaveAssistant(ctx context.Context, chat string, m conform.Messag
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return conform.MessageResult{}, err
+		return chat.MessageResult{}, err
 	}
 	var native any
 	if len(o.Native) > 0 {
 		native = string(o.Native)
 	}
-	var r conform.MessageResult
+	var r chat.MessageResult
 	_, err = p.call(ctx, &r, "select better_supabase.save_ai_assistant_message($1::uuid, $2::jsonb, $3, $4, $5, $6, $7::jsonb, $8::uuid)",
-		chat, string(mj), nullable(o.ParentID), status, nullable(o.Model), format, native, nullable(o.RunID))
+		chatID, string(mj), nullable(o.ParentID), status, nullable(o.Model), format, native, nullable(o.RunID))
 	return r, err
 }
 
-func (p pgChat) Path(ctx context.Context, chat, leaf string, native bool) ([]conform.PathEntry, error) {
-	out := []conform.PathEntry{}
-	_, err := p.call(ctx, &out, "select better_supabase.ai_message_path($1::uuid, $2, $3)", chat, nullable(leaf), native)
+func (p pgChat) Path(ctx context.Context, chatID, leaf string, native bool) ([]chat.PathEntry, error) {
+	out := []chat.PathEntry{}
+	_, err := p.call(ctx, &out, "select better_supabase.ai_message_path($1::uuid, $2, $3)", chatID, nullable(leaf), native)
 	return out, err
 }
 
-func (p pgChat) Claim(ctx context.Context, chat, stream string, o conform.ClaimOptions) (conform.ClaimResult, error) {
+func (p pgChat) Claim(ctx context.Context, chatID, stream string, o chat.ClaimOptions) (chat.ClaimResult, error) {
 	engine := o.Engine
 	if engine == "" {
 		engine = "ai-sdk"
 	}
-	var r conform.ClaimResult
+	var r chat.ClaimResult
 	_, err := p.call(ctx, &r, "select better_supabase.claim_ai_chat_stream($1::uuid, $2, $3, $4, $5, $6)",
-		chat, stream, nullable(o.Model), nullable(o.MessageID), engine, nullable(o.ExternalRunID))
+		chatID, stream, nullable(o.Model), nullable(o.MessageID), engine, nullable(o.ExternalRunID))
 	return r, err
 }
 
-func (p pgChat) Release(ctx context.Context, chat, stream string, o conform.ReleaseOptions) (bool, error) {
+func (p pgChat) Release(ctx context.Context, chat, stream string, o chat.ReleaseOptions) (bool, error) {
 	status := o.Status
 	if status == "" {
 		status = "completed"
@@ -951,9 +950,9 @@ func (p pgChat) Release(ctx context.Context, chat, stream string, o conform.Rele
 	return ok, err
 }
 
-func (p pgChat) Stop(ctx context.Context, chat string) (*conform.StopResult, error) {
-	var r conform.StopResult
-	found, err := p.call(ctx, &r, "select better_supabase.request_ai_chat_stop($1::uuid)", chat)
+func (p pgChat) Stop(ctx context.Context, chatID string) (*chat.StopResult, error) {
+	var r chat.StopResult
+	found, err := p.call(ctx, &r, "select better_supabase.request_ai_chat_stop($1::uuid)", chatID)
 	if err != nil || !found {
 		return nil, err
 	}

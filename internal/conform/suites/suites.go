@@ -10,6 +10,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
@@ -17,7 +18,7 @@ import (
 var All = []*conform.Suite{
 	conform.TableSuite(conform.SuiteStreams),
 	conform.TableSuite(conform.SuiteRegistry),
-	conform.TableSuite(conform.SuiteChat),
+	chat.Suite,
 	conform.TableSuite(conform.SuiteChatState),
 	conform.TableSuite(conform.SuiteCredentials),
 	conform.TableSuite(conform.SuiteEngine),
