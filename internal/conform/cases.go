@@ -4,7 +4,6 @@ import "sync"
 
 var table = sync.OnceValue(func() []Case {
 	var all []Case
-	all = append(all, streamCases()...)
 	all = append(all, registryCases()...)
 	all = append(all, chatStateCases()...)
 	all = append(all, credentialCases()...)

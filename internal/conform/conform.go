@@ -123,7 +123,6 @@ type FeatureLister interface {
 // case sees another's ids, owners or tenants. A store fills the field of
 // the suite it was asked for.
 type Subject struct {
-	Streams  StreamStore
 	Registry RunRegistry
 	// ChatState is the Chat SDK state adapter under test (chat-state).
 	ChatState ChatState
@@ -158,6 +157,9 @@ func (s *Subject) ID(name string) string {
 	s.seq++
 	return fmt.Sprintf("%s-%s-%d", s.Prefix, name, s.seq)
 }
+
+// UUID returns a fresh random UUID (an owner, a tenant, a user).
+func (s *Subject) UUID() string { return newUUID() }
 
 // Store makes subjects for the suites it supports.
 type Store interface {

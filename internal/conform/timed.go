@@ -125,10 +125,6 @@ func (t *Timed) Pass(ctx context.Context, d time.Duration, since time.Time, ids 
 func newTimed(s *Subject, suite string) *Timed {
 	var age Ager
 	switch suite {
-	case SuiteStreams:
-		if a, ok := s.Streams.(StreamAger); ok {
-			age = a.AgeStream
-		}
 	case SuiteRegistry:
 		if a, ok := s.Registry.(RunAger); ok {
 			age = a.AgeRun

@@ -248,7 +248,7 @@ func exampleConforms(t *testing.T, opts ...bridgestore.Option) {
 		}
 	})
 	for _, suite := range []string{conform.SuiteStreams, conform.SuiteRegistry} {
-		if err := store.Supports(suite); err != nil {
+		if err := suites.Named(suite).Open(t.Context(), store); err != nil {
 			t.Fatalf("the example bridge does not offer the %s suite: %v", suite, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // memoryChat is the reference chat storage: a message tree per chat, the
@@ -77,7 +78,7 @@ func newMemoryChat(streams *refStreams) *memoryChat {
 		sandboxes: map[[2]string]*memSandbox{}, locks: map[[2]string]*memLock{}, shares: map[string]*memShare{}}
 }
 
-func (m *memoryChat) Streams() conform.StreamStore { return m.streams }
+func (m *memoryChat) Streams() streams.Store { return m.streams }
 
 func (m *memoryChat) NewChat(_ context.Context, owner string) (string, error) {
 	m.mu.Lock()

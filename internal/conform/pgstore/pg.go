@@ -17,6 +17,7 @@ import (
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -156,10 +157,7 @@ func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Sub
 		}
 	}
 	s := &conform.Subject{Prefix: p.prefix()}
-	streams := pgStreams{db: db}
 	switch c.Suite {
-	case conform.SuiteStreams:
-		s.Streams = streams
 	case conform.SuiteRegistry:
 		s.Registry = pgRegistry{db: db}
 	case conform.SuiteChatState:
@@ -404,7 +402,7 @@ func (s pgStreams) APIVersion() int { return 1 }
 // StoreName is the TS interface's name.
 func (s pgStreams) StoreName() string { return "postgres" }
 
-func (s pgStreams) Open(ctx context.Context, id string, o conform.OpenOptions) (bool, error) {
+func (s pgStreams) Open(ctx context.Context, id string, o streams.OpenOptions) (bool, error) {
 	var created bool
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		if o.Owner != "" {
@@ -426,15 +424,15 @@ func (s pgStreams) Open(ctx context.Context, id string, o conform.OpenOptions) (
 	return created, err
 }
 
-func (s pgStreams) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
+func (s pgStreams) Append(ctx context.Context, id string, from int, chunks []string) (streams.AppendResult, error) {
 	return pgAppend(ctx, s.db.with, id, from, chunks)
 }
 
-func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) error) error, id string, from int, chunks []string) (conform.AppendResult, error) {
+func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) error) error, id string, from int, chunks []string) (streams.AppendResult, error) {
 	if chunks == nil {
 		chunks = []string{}
 	}
-	var r conform.AppendResult
+	var r streams.AppendResult
 	err := with(ctx, func(c *pgx.Conn) error {
 		_, err := jsonInto(ctx, c, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
 		return err
@@ -442,8 +440,8 @@ func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) er
 	return r, err
 }
 
-func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, limit int) (conform.Page, error) {
-	var p conform.Page
+func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, limit int) (streams.Page, error) {
+	var p streams.Page
 	_, err := jsonInto(ctx, q, &p, "select better_supabase.stream_read($1, $2, $3)", id, from, limit)
 	if p.Chunks == nil {
 		p.Chunks = []string{}
@@ -451,8 +449,8 @@ func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, lim
 	return p, err
 }
 
-func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (conform.Page, error) {
-	var p conform.Page
+func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (streams.Page, error) {
+	var p streams.Page
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		p, err = s.readPage(ctx, c, id, from, limit)
@@ -463,7 +461,7 @@ func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (co
 
 // liveRead pages through a stream until it is done, polling while the
 // writer is behind (plain PostgreSQL has no Realtime to wake readers).
-func liveReadPG(ctx context.Context, page func(from int) (conform.Page, error), from int) ([]string, error) {
+func liveReadPG(ctx context.Context, page func(from int) (streams.Page, error), from int) ([]string, error) {
 	out := []string{}
 	next := max(from, 0)
 	wait := time.Millisecond
@@ -487,18 +485,18 @@ func liveReadPG(ctx context.Context, page func(from int) (conform.Page, error), 
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return nil, &conform.StoreError{Hint: conform.HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
+			return nil, &conform.StoreError{Hint: streams.HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
 		}
 		wait = min(wait*2, 20*time.Millisecond)
 	}
 }
 
 func (s pgStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
-	return liveReadPG(ctx, func(from int) (conform.Page, error) { return s.ReadPage(ctx, id, from, 10000) }, from)
+	return liveReadPG(ctx, func(from int) (streams.Page, error) { return s.ReadPage(ctx, id, from, 10000) }, from)
 }
 
-func (s pgStreams) status(ctx context.Context, q queryer, id string) (*conform.StreamStatus, error) {
-	var st conform.StreamStatus
+func (s pgStreams) status(ctx context.Context, q queryer, id string) (*streams.Status, error) {
+	var st streams.Status
 	found, err := jsonInto(ctx, q, &st, "select better_supabase.stream_status($1)", id)
 	if err != nil || !found {
 		return nil, err
@@ -506,8 +504,8 @@ func (s pgStreams) status(ctx context.Context, q queryer, id string) (*conform.S
 	return &st, nil
 }
 
-func (s pgStreams) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
-	var st *conform.StreamStatus
+func (s pgStreams) Status(ctx context.Context, id string) (*streams.Status, error) {
+	var st *streams.Status
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		st, err = s.status(ctx, c, id)
@@ -547,7 +545,7 @@ func (s pgStreams) AgeStream(ctx context.Context, id string, d time.Duration) er
 	return s.db.ageRows(ctx, "streams", "id = $1", id, d)
 }
 
-func (s pgStreams) As(c conform.Caller) conform.StreamView { return pgView{s, c} }
+func (s pgStreams) As(c conform.Caller) streams.View { return pgView{s, c} }
 
 // pgView calls the stream functions as a caller other than the service
 // role, inside a transaction that sets the role and the JWT claims.
@@ -557,8 +555,8 @@ type pgView struct {
 }
 
 func (v pgView) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
-	return liveReadPG(ctx, func(from int) (conform.Page, error) {
-		var p conform.Page
+	return liveReadPG(ctx, func(from int) (streams.Page, error) {
+		var p streams.Page
 		err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 			var err error
 			p, err = v.s.readPage(ctx, tx, id, from, 10000)
@@ -568,8 +566,8 @@ func (v pgView) ReadAll(ctx context.Context, id string, from int) ([]string, err
 	}, from)
 }
 
-func (v pgView) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
-	var st *conform.StreamStatus
+func (v pgView) Status(ctx context.Context, id string) (*streams.Status, error) {
+	var st *streams.Status
 	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 		var err error
 		st, err = v.s.status(ctx, tx, id)
@@ -586,8 +584,8 @@ func (v pgView) Cancel(ctx context.Context, id string) (bool, error) {
 	return ok, err
 }
 
-func (v pgView) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
-	var r conform.AppendResult
+func (v pgView) Append(ctx context.Context, id string, from int, chunks []string) (streams.AppendResult, error) {
+	var r streams.AppendResult
 	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 		_, err := jsonInto(ctx, tx, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
 		return err
@@ -742,7 +740,7 @@ type pgChat struct {
 	streams pgStreams
 }
 
-func (p pgChat) Streams() conform.StreamStore { return p.streams }
+func (p pgChat) Streams() streams.Store { return p.streams }
 
 // chatTenant is the tenant the chat suite's chats belong to: upstream's
 // chats always have one.

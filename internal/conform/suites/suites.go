@@ -12,11 +12,12 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // All lists every suite, in run order.
 var All = []*conform.Suite{
-	conform.TableSuite(conform.SuiteStreams),
+	streams.Suite,
 	conform.TableSuite(conform.SuiteRegistry),
 	chat.Suite,
 	conform.TableSuite(conform.SuiteChatState),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // cases are the suite's cases in run order: the message tree, then the
@@ -114,7 +115,7 @@ func claimStream(t *conform.T, s Store, chat, when string) (string, ClaimResult)
 
 func claim(t *conform.T, s Store, chat string) (string, ClaimResult, error) {
 	stream := t.ID("answer")
-	if _, err := s.Streams().Open(t.Context(), stream, conform.OpenOptions{}); err != nil {
+	if _, err := s.Streams().Open(t.Context(), stream, streams.OpenOptions{}); err != nil {
 		return "", ClaimResult{}, conform.Op("open the answer's stream", err)
 	}
 	r, err := s.Claim(t.Context(), chat, stream, ClaimOptions{})

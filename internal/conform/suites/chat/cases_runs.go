@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // The cases of a chat's answer runs: one active stream a chat, claimed,
@@ -22,7 +23,7 @@ func claimBusy(t *conform.T, s Store) {
 	chat := newChat(t, s)
 	stream, first := claimStream(t, s, chat, "")
 	other := t.ID("answer")
-	_, err := s.Streams().Open(t.Context(), other, conform.OpenOptions{})
+	_, err := s.Streams().Open(t.Context(), other, streams.OpenOptions{})
 	t.Must("open", err)
 	got, err := s.Claim(t.Context(), chat, other, ClaimOptions{})
 	t.Must("claim of a second stream", err)
@@ -83,7 +84,7 @@ func releaseOtherStream(t *conform.T, s Store) {
 }
 
 // appendChunks appends to the chat's answer stream as its writer does.
-func appendChunks(t *conform.T, s Store, stream string, from int, chunks ...string) conform.AppendResult {
+func appendChunks(t *conform.T, s Store, stream string, from int, chunks ...string) streams.AppendResult {
 	r, err := s.Streams().Append(t.Context(), stream, from, chunks)
 	t.Must(fmt.Sprintf("append at %d", from), err)
 	return r
@@ -98,7 +99,7 @@ func stopReachesWriter(t *conform.T, s Store) {
 	t.Eq("stop", stop, &StopResult{StreamID: stream, RunID: *claim.RunID})
 	t.Eq("run status after stop", runStatus(t, s, *claim.RunID), "cancel_requested")
 	r := appendChunks(t, s, stream, 1, "more")
-	t.Eq("the writer's next append", r, conform.AppendResult{Next: 2, Cancelled: true})
+	t.Eq("the writer's next append", r, streams.AppendResult{Next: 2, Cancelled: true})
 }
 
 func stopIdleNull(t *conform.T, s Store) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // Suite is the chat suite.
@@ -122,7 +123,7 @@ type Store interface {
 	Stop(ctx context.Context, chat string) (*StopResult, error)
 	RunStatus(ctx context.Context, runID string) (string, error)
 	AgeChatRun(ctx context.Context, runID string, d time.Duration) error
-	Streams() conform.StreamStore
+	Streams() streams.Store
 }
 
 // Callers is implemented by chat stores that know tenants and who is
