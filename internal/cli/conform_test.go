@@ -15,6 +15,14 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
@@ -216,7 +224,7 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 
 // pgLeftOut are the suites pg does not implement: those that check an
 // adapter's own code.
-var pgLeftOut = []string{conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}
+var pgLeftOut = []string{credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name}
 
 // suiteCases counts the cases of the suites.
 func suiteCases(names ...string) int {
@@ -277,16 +285,16 @@ func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, text)
 	}
-	others := []string{conform.SuiteChat, conform.SuiteChatState, conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}
+	others := []string{chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name}
 	for _, suite := range others {
 		if strings.Contains(text, "SKIP "+suite+"/") {
 			t.Errorf("a case of the left-out suite %s is reported:\n%s", suite, text)
 		}
 	}
-	if want := fmt.Sprintf("\n    credentials (%d cases): the bridge does not declare capabilities.credentials\n", suiteCases(conform.SuiteCredentials)); !strings.Contains(text, want) {
+	if want := fmt.Sprintf("\n    credentials (%d cases): the bridge does not declare capabilities.credentials\n", suiteCases(credentials.Suite.Name)); !strings.Contains(text, want) {
 		t.Errorf("the text lacks %q:\n%s", want, text)
 	}
-	if want := fmt.Sprintf("ok %d cases against bridge: memstore", suiteCases(conform.SuiteStreams, conform.SuiteRegistry)); !strings.Contains(text, want) {
+	if want := fmt.Sprintf("ok %d cases against bridge: memstore", suiteCases(streams.Suite.Name, registry.Suite.Name)); !strings.Contains(text, want) {
 		t.Errorf("the summary lacks %q:\n%s", want, text)
 	}
 
@@ -301,8 +309,8 @@ func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, text)
 	}
-	if strings.Count(text, "SKIP credentials/") != suiteCases(conform.SuiteCredentials) {
-		t.Errorf("a named suite the bridge does not offer: %d SKIP lines, want %d:\n%s", strings.Count(text, "SKIP credentials/"), suiteCases(conform.SuiteCredentials), text)
+	if strings.Count(text, "SKIP credentials/") != suiteCases(credentials.Suite.Name) {
+		t.Errorf("a named suite the bridge does not offer: %d SKIP lines, want %d:\n%s", strings.Count(text, "SKIP credentials/"), suiteCases(credentials.Suite.Name), text)
 	}
 	if strings.Contains(text, "not selected") {
 		t.Errorf("with --suite nothing is left out:\n%s", text)
@@ -324,7 +332,7 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 	skipped := 0
 	for _, c := range suites.Cases() {
 		capName, ok := need[c.Needs]
-		if !ok || c.Suite == conform.SuiteChat {
+		if !ok || c.Suite == chat.Suite.Name {
 			continue
 		}
 		skipped++
@@ -338,7 +346,7 @@ func TestConformVersion1BridgeSaysWhatDidNotRun(t *testing.T) {
 	}
 	owners := 0
 	for _, c := range suites.Cases() {
-		if c.Suite != conform.SuiteChat && (c.Needs == conform.FeatureCallers || c.Needs == conform.FeatureTenants) {
+		if c.Suite != chat.Suite.Name && (c.Needs == conform.FeatureCallers || c.Needs == conform.FeatureTenants) {
 			owners++
 		}
 	}

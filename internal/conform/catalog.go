@@ -8,49 +8,6 @@ import (
 	"github.com/bsadapter/bsadapter/internal/bridge"
 )
 
-// suiteIntro says, per suite, what contract it checks and where.
-var suiteIntro = map[string]string{
-	SuiteStreams: "The StreamStore contract (resumable output; contracts.md section 3): " +
-		"the nine checks of upstream's `testStreamStore` kit, split so that each rule has its own case, " +
-		"and what upstream does not check: concurrent writers, retries with other content, negative indexes, " +
-		"empty batches, unknown ids, TTL expiry and purge windows, paging past `max`, large and non-ASCII chunks, " +
-		"resumed, incremental and aborted live reads, the cancelled flag in status, the order of the append checks, " +
-		"overlapping retries, and owner visibility.",
-	SuiteRegistry: "The workflows block's run registry (contracts.md section 5). Upstream has no kit for it; " +
-		"these cases are built from the registry's semantics.",
-	SuiteChat: "The AI chat block's message tree and answer runs (contracts.md section 4). " +
-		"The bridge protocol has no chat methods, so this suite runs against `pg` and `memory` only.",
-	SuiteChatState: "The Chat SDK's `StateAdapter` (the interface a `chat-sdk-state` engine module backs): " +
-		"the eight checks of upstream's `testChatState` kit, split so that each rule has its own case, " +
-		"and what upstream does not check: wrong-token extension, extension past the first TTL, threads apart, " +
-		"a stored null that is not a miss, values without a TTL kept, oldest-first dequeue, " +
-		"and " + fmt.Sprint(writers) + " callers racing on one lock, one list and one queue. " +
-		"TTLs are checked by moving the store's clock (the memory reference's injected clock, " +
-		"or a bridge's `clock` capability); on a store without one, or with `--real-ttls`, those cases wait for real TTLs of a second. " +
-		"Over the bridge this suite needs the `chatState` capability; `pg` runs it against the embedded `chat-sdk-state` module, " +
-		"as the service role under a key prefix of its own per case, its clock moved by shifting that prefix's stored times.",
-	SuiteCredentials: "A `CredentialProvider` (contracts.md section 6): tokens live behind a `credential_ref`, never in options or rows. " +
-		"The checks of upstream's `testCredentialProvider` kit, one rule a case, and what upstream does not check: " +
-		"a body signed with another secret is refused, and nothing the adapter keeps of its own carries a token " +
-		"(its options and rows, as the bridge's `credentials.atRest` answers them). " +
-		"Every case but the one about the app's namespace works in a tenant namespace of its own. " +
-		"Over the bridge this suite needs the `credentials` capability; a provider is the adapter's own code, so `pg` has none.",
-	SuiteEngine: "A workflow engine adapter (Temporal and the like; contracts.md section 5): its status map, its starter, " +
-		"cancel requests and what it records in the run registry. Upstream's only related check is the `BuilderStarter` kit's " +
-		"idempotent start; the rest is built from the engine contract. The suite plays the engine's part through hooks " +
-		"(emit a status change, let the adapter sync) and reads the registry the adapter records into. " +
-		"Over the bridge this suite needs the `workflowEngine` capability and the bridge's `runRegistry`.",
-	SuiteGraphCompiler: "A workflow builder graph compiler: it turns a graph of `trigger`, `step`, `sleep`, `approval` and `condition` nodes " +
-		"into an engine's definition. Upstream has no kit for it; bsadapter sends reference graphs (every node kind, branches, " +
-		"an independent node) and graphs the contract rejects. The JSON round trip is checked where the value lives: " +
-		"over the bridge, your bridge answers whether the compiled value deep-equals its own round trip. " +
-		"Over the bridge this suite needs the `graphCompiler` capability.",
-	SuiteBuilder: "A workflow builder runtime: `executeGraph(graph, input, runtime)` with the adapter's runtime " +
-		"(contracts.md section 5). bsadapter sends reference graphs with all five node kinds, branches and an independent node, " +
-		"and checks the trace the runtime reports: durable steps, durable timers and signals named `<runKey>:<nodeId>`. " +
-		"Upstream has no kit for it. Over the bridge this suite needs the `builderRuntime` capability.",
-}
-
 // WriteCatalog writes docs/conformance.md: every case ID with its rule,
 // by suite, generated from the suites.
 func WriteCatalog(w io.Writer, suites []*Suite) error {

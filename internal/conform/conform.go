@@ -5,10 +5,13 @@
 // credential provider, a workflow engine adapter, a graph compiler and a
 // builder runtime.
 //
-// The suites are one table of cases ([Cases]). Each case has a stable ID,
-// the one-line rule it checks, a timeout and a function that exercises a
-// fresh [Subject]. A [Store] makes subjects; [Run] runs the table against
-// one and reports every result.
+// A suite ([Suite]) is a package of its own below internal/conform/suites:
+// the interface it checks, its cases and its catalog text; that folder's
+// package suites is the one list of them. Each case has a stable ID, the
+// one-line rule it checks, a timeout and a named function of a [T] and a
+// fresh subject of its suite. A [Store] offers a suite by implementing the
+// suite's provider interface, which opens a fresh subject per case; [Run]
+// runs cases against one store and reports every result.
 //
 // Like testing/fstest and testing/slogtest, the kit never imports what it
 // checks: the stores are packages of their own beside it (memstore, the
@@ -20,35 +23,12 @@
 package conform
 
 import (
-	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"time"
 )
-
-// The suite names, in the order they run.
-const (
-	SuiteStreams  = "streams"
-	SuiteRegistry = "registry"
-	SuiteChat     = "chat"
-	// SuiteChatState is the Chat SDK's StateAdapter (stores_chatstate.go).
-	SuiteChatState = "chat-state"
-	// SuiteCredentials is a CredentialProvider (suites/credentials).
-	SuiteCredentials = "credentials"
-	// SuiteGraphCompiler is a workflow builder graph compiler
-	// (stores_graph.go).
-	SuiteGraphCompiler = "graph-compiler"
-	// SuiteEngine is a workflow engine adapter (stores_engine.go).
-	SuiteEngine = "engine"
-	// SuiteBuilder is a workflow builder runtime (stores_builder.go).
-	SuiteBuilder = "builder"
-)
-
-// Suites lists every suite name in run order.
-var Suites = []string{SuiteStreams, SuiteRegistry, SuiteChat, SuiteChatState, SuiteCredentials, SuiteEngine, SuiteGraphCompiler, SuiteBuilder}
 
 // DefaultTimeout is the time a case gets when it does not set its own.
 const DefaultTimeout = 10 * time.Second
@@ -69,26 +49,21 @@ type Case struct {
 	// Isolated asks for a subject that shares no state with other cases
 	// (a database of its own): the case purges, and a purge sees the whole
 	// store. On a store whose subjects share state (a bridge), the case's
-	// whole-store steps run alone (Subject.alone), with no other case in flight.
+	// whole-store steps run alone (T.Alone), with no other case in flight.
 	Isolated bool
 	// MovesClock marks a case that makes time pass for the store by its
-	// clock (Subject.Clock): with a clock it moves it, as one whole-store
+	// clock (T.Clock): with a clock it moves it, as one whole-store
 	// step on a shared store; without one it waits for real TTLs of a
 	// second.
 	MovesClock bool
-	// Run exercises a fresh subject and returns nil when the rule holds.
-	// It returns a *Mismatch (or an error wrapping one) to show expected
-	// and actual values, or Skip(reason) when the subject lacks an
-	// optional feature the case needs.
-	Run func(ctx context.Context, s *Subject) error
 
-	// suite and test are set for the cases of a Suite made by NewSuite:
-	// test runs the case on the subject the suite's opener made.
+	// suite is the suite the case is of, and test runs the case on the
+	// subject the suite's opener made (see NewSuite).
 	suite *Suite
 	test  func(t *T, subject any)
 }
 
-// Of returns the suite the case belongs to (nil for a case of the table).
+// Of returns the suite the case belongs to.
 func (c *Case) Of() *Suite { return c.suite }
 
 // Feature is an optional store capability some cases need.
@@ -120,52 +95,42 @@ type FeatureLister interface {
 	Missing(f Feature) string
 }
 
-// Subject is what a case runs against: fresh for every case, so that no
-// case sees another's ids, owners or tenants. A store fills the field of
-// the suite it was asked for.
-type Subject struct {
-	Streams StreamStore
-	Chat    ChatStore
-	// Clock, when the store has one, moves the store's time forward, so
+// caseState is what the runner keeps of a running case besides its T:
+// the ids it handed out and its place in the run's gate. It is the owner
+// of the case's holds (see gate).
+type caseState struct {
+	// clock, when the store has one, moves the store's time forward, so
 	// that TTL cases need no waiting; nil when time cannot be moved.
-	Clock Clock
-
-	// Prefix makes the case's ids unique within a shared store.
-	Prefix string
-	// Shared says that the subject's store is shared with the other cases
+	clock Clock
+	// prefix makes the case's ids unique within a shared store.
+	prefix string
+	// shared says that the case's store is shared with the other cases
 	// of the run (a bridge): what a purge returns counts their rows too.
-	Shared bool
+	shared bool
 	seq    int
 
-	// Set by the runner: the run's gate, this case's parallel slot, and
-	// whether the case is Isolated (may make whole-store steps).
+	// Set by the runner: the run's gate, this case's parallel slot,
+	// whether the case is Isolated (may make whole-store steps), and its
+	// timeout's context.
 	gate     *gate
 	slot     *slot
 	isolated bool
-	clock    *pausableCtx // the case's timeout
+	deadline *pausableCtx
 }
 
-// ID returns a new id for a stream, a run or a message, unique within the
-// store: the subject's prefix and a counter. Like the rest of a subject it
-// belongs to one case; call it from the case's own goroutine.
-func (s *Subject) ID(name string) string {
+// id returns a new id, unique within the store: the prefix and a counter.
+func (s *caseState) id(name string) string {
 	s.seq++
-	return fmt.Sprintf("%s-%s-%d", s.Prefix, name, s.seq)
+	return fmt.Sprintf("%s-%s-%d", s.prefix, name, s.seq)
 }
 
-// Store makes subjects for the suites it supports.
+// Store is a store the suites run against. It offers a suite by
+// implementing that suite's provider interface (as a file system offers
+// fs.ReadDirFS); a store that does not is left out of the suite, with
+// the reason it gives by Decline.
 type Store interface {
 	// Name describes the store in reports ("memory", "pg", "bridge: node store.mjs").
 	Name() string
-	// Supports returns nil when the store can run suite, or an error
-	// whose text is the reason to report the suite's cases as skipped. A
-	// *NotImplementedError says the store does not implement the suite's
-	// interface at all (pg has no credential provider): a run that did
-	// not name the suite leaves it out instead (see Implemented).
-	Supports(suite string) error
-	// NewSubject returns a fresh subject for case c (its suite's store
-	// filled in) and a function that releases it.
-	NewSubject(ctx context.Context, c *Case) (*Subject, func(), error)
 	// Close releases everything the store holds (servers, databases,
 	// bridge processes).
 	Close() error
@@ -188,11 +153,6 @@ func (m *Mismatch) Error() string {
 type skipError struct{ reason string }
 
 func (e *skipError) Error() string { return "skipped: " + e.reason }
-
-// Skip returns the error a case returns when the subject lacks an
-// optional feature the case needs; the case is reported as skipped with
-// the reason.
-func Skip(format string, args ...any) error { return &skipError{reason: fmt.Sprintf(format, args...)} }
 
 // IsSkip reports whether err is a Skip and returns its reason.
 func IsSkip(err error) (string, bool) {
@@ -235,62 +195,4 @@ func show(v any) string {
 		s = s[:90] + fmt.Sprintf("...(%d bytes)...", len(s)-180) + s[len(s)-90:]
 	}
 	return s
-}
-
-// checks collects every failed expectation of a case, so that one run
-// shows all the ways a store departs from a rule, not only the first.
-type checks struct{ list []error }
-
-// eq records a mismatch unless got deeply equals want.
-func (c *checks) eq(what string, got, want any) bool {
-	if reflect.DeepEqual(got, want) {
-		return true
-	}
-	c.list = append(c.list, &Mismatch{What: what, Expected: show(want), Actual: show(got)})
-	return false
-}
-
-// that records a mismatch unless ok; expected describes the rule.
-func (c *checks) that(ok bool, what, expected string, got any) bool {
-	if !ok {
-		c.list = append(c.list, &Mismatch{What: what, Expected: expected, Actual: show(got)})
-	}
-	return ok
-}
-
-// err returns nil, the single mismatch, or all of them joined.
-func (c *checks) err() error {
-	switch len(c.list) {
-	case 0:
-		return nil
-	case 1:
-		return c.list[0]
-	}
-	return errors.Join(c.list...)
-}
-
-// eq is the one-shot form of checks.eq.
-func eq(what string, got, want any) error {
-	var c checks
-	c.eq(what, got, want)
-	return c.err()
-}
-
-// op names the store operation that failed unexpectedly.
-func op(name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: unexpected error: %w", name, err)
-}
-
-// newUUID returns a random version 4 UUID.
-func newUUID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -11,7 +11,7 @@ import (
 
 // A run's gate keeps whole-store steps (a purge, a move of the store's
 // clock) away from every other case of the store: ordinary cases hold it
-// shared while they run, and Subject.alone takes it exclusively.
+// shared while they run, and T.Alone takes it exclusively.
 //
 // On a store whose clock cannot be moved, the TTL cases wait in real time,
 // and they wait side by side with the rest of the run. While one of them
@@ -28,7 +28,7 @@ type gate struct {
 
 	mu      sync.Mutex
 	holds   []*hold
-	waiting map[*Subject]waiter
+	waiting map[*caseState]waiter
 	changed chan struct{}
 }
 
@@ -38,7 +38,7 @@ type waiter struct {
 	since time.Time
 }
 
-func newGate() *gate { return &gate{changed: make(chan struct{}), waiting: map[*Subject]waiter{}} }
+func newGate() *gate { return &gate{changed: make(chan struct{}), waiting: map[*caseState]waiter{}} }
 
 // gates holds each store's gate: runs against one store (go test runs
 // each case in a run of its own, side by side) share it, so that a
@@ -67,7 +67,7 @@ const (
 )
 
 type hold struct {
-	owner     *Subject
+	owner     *caseState
 	suite     string
 	kind      HoldKind
 	at        time.Time
@@ -155,7 +155,7 @@ func (s *slot) finish() {
 
 // holdFrom registers a hold of the subject's case (only while it waits in
 // real time; see gate).
-func (s *Subject) holdFrom(suite string, kind HoldKind, at time.Time) {
+func (s *caseState) holdFrom(suite string, kind HoldKind, at time.Time) {
 	if s.gate == nil {
 		return
 	}
@@ -167,7 +167,7 @@ func (s *Subject) holdFrom(suite string, kind HoldKind, at time.Time) {
 
 // releaseHolds drops every hold of s; the runner calls it when its case
 // ends.
-func (g *gate) releaseHolds(s *Subject) {
+func (g *gate) releaseHolds(s *caseState) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	kept := g.holds[:0]
@@ -186,7 +186,7 @@ func (g *gate) releaseHolds(s *Subject) {
 // another case's hold. It waits for every hold it could remove, except
 // where the hold's owner is itself waiting with a step that would remove
 // a hold of s: of two such steps, the one that began to wait first goes.
-func (g *gate) blockedLocked(s *Subject, e Effect, since, now time.Time) bool {
+func (g *gate) blockedLocked(s *caseState, e Effect, since, now time.Time) bool {
 	for _, h := range g.holds {
 		if h.owner == s || !e.removes(h, now.Add(guard)) {
 			continue
@@ -199,7 +199,7 @@ func (g *gate) blockedLocked(s *Subject, e Effect, since, now time.Time) bool {
 	return false
 }
 
-func (g *gate) removesHoldOfLocked(e Effect, s *Subject, now time.Time) bool {
+func (g *gate) removesHoldOfLocked(e Effect, s *caseState, now time.Time) bool {
 	for _, h := range g.holds {
 		if h.owner == s && e.removes(h, now.Add(guard)) {
 			return true
@@ -211,7 +211,7 @@ func (g *gate) removesHoldOfLocked(e Effect, s *Subject, now time.Time) bool {
 // alone runs fn, a whole-store step, with no other case of the store in
 // flight. Only Isolated cases call it. e says what the step may remove, so
 // that it does not take what another case is waiting for.
-func (s *Subject) alone(ctx context.Context, e Effect, fn func() error) error {
+func (s *caseState) alone(ctx context.Context, e Effect, fn func() error) error {
 	g := s.gate
 	if g == nil {
 		return fn()
@@ -249,12 +249,12 @@ func (s *Subject) alone(ctx context.Context, e Effect, fn func() error) error {
 			return err
 		}
 	}
-	if s.clock != nil {
-		s.clock.pause()
+	if s.deadline != nil {
+		s.deadline.pause()
 	}
 	g.rw.Lock()
-	if s.clock != nil {
-		s.clock.resume()
+	if s.deadline != nil {
+		s.deadline.resume()
 	}
 	defer g.rw.Unlock()
 	g.mu.Lock()
@@ -268,26 +268,30 @@ func (s *Subject) alone(ctx context.Context, e Effect, fn func() error) error {
 	if len(spoiled) > 0 {
 		return fmt.Errorf("the check could not be made: %s; this happens when store calls take longer than %s: give the store a movable clock (capability clock) or run fewer cases at once", spoiled[0], guard)
 	}
-	// Deferred, so that the step ends properly also when fn stops the
-	// case (t.Fatal, t.Must) or panics: what it may have removed still
-	// spoils the other cases' holds, and they still wake.
-	defer func() {
-		end := time.Now()
-		g.mu.Lock()
-		for _, h := range g.holds {
-			if h.owner != s && h.disturbed == "" && e.removes(h, end) {
-				h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))
-			}
-		}
-		close(g.changed)
-		g.changed = make(chan struct{})
-		g.mu.Unlock()
-	}()
+	// However the step ends: a case may stop inside it (T.Must, T.Fatal)
+	// after its purge took what it took.
+	defer g.stepDone(s, e)
 	return fn()
 }
 
+// stepDone tells the other cases that the whole-store step of s, with
+// Effect e, has ended: a hold it may have removed is marked disturbed, and
+// the steps waiting for the gate look again.
+func (g *gate) stepDone(s *caseState, e Effect) {
+	end := time.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, h := range g.holds {
+		if h.owner != s && h.disturbed == "" && e.removes(h, end) {
+			h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))
+		}
+	}
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
 // sleepUntil waits until t without holding the case's parallel slot.
-func (s *Subject) sleepUntil(ctx context.Context, t time.Time) error {
+func (s *caseState) sleepUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
 	if d <= 0 {
 		return nil

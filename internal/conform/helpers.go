@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -45,13 +46,12 @@ func WantHint(what string, err error, kind string) error {
 
 // NewUUID returns a random version 4 UUID, for the ids a contract wants
 // as UUIDs (a user, a tenant namespace) rather than the case's own ids.
-func NewUUID() string { return newUUID() }
-
-// deref is the value p points to, or nil: an optional field of a row as
-// the table's chat cases compare it.
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
+func NewUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
 	}
-	return *p
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

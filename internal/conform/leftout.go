@@ -7,8 +7,8 @@ import (
 	"slices"
 )
 
-// NotImplementedError is the answer of Store.Supports for a suite whose
-// interface the store does not implement by nature, as opposed to one it
+// NotImplementedError is why a store does not run a suite whose
+// interface it does not implement by nature, as opposed to one it
 // should run but cannot (a database whose blocks lack a function). The
 // first kind is left out of a run that did not ask for the suite; the
 // second is reported case by case as skipped, so that it is seen.

@@ -172,11 +172,11 @@ func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 		if _, done := supported[c.Suite]; done {
 			continue
 		}
-		if c.suite != nil && c.suite.open != nil {
-			openers[c.Suite], supported[c.Suite] = c.suite.open(ctx, store)
-		} else {
-			supported[c.Suite] = store.Supports(c.Suite)
+		if c.suite == nil {
+			supported[c.Suite] = CanRun(ctx, store, c)
+			continue
 		}
+		openers[c.Suite], supported[c.Suite] = c.suite.open(ctx, store)
 	}
 	lister, _ := store.(FeatureLister)
 	g := gateOf(store)
@@ -277,38 +277,22 @@ func runCase(ctx context.Context, store Store, open opener, c *Case, override ti
 					err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 				}
 			}()
-			if c.test != nil {
-				subj := &Subject{gate: g, slot: sl, isolated: c.Isolated, clock: cctx}
-				defer g.releaseHolds(subj)
-				t := newT(cctx, c, subj)
-				return t.run(func(t *T) {
-					s, err := open(t)
-					if err != nil {
-						t.Fatal(fmt.Errorf("cannot make a fresh subject: %w", err))
-					}
-					if !c.Isolated {
-						cctx.pause()
-						sh.lock()
-						cctx.resume()
-						t.Cleanup(sh.unlock)
-					}
-					c.test(t, s)
-				})
-			}
-			subj, release, err := store.NewSubject(cctx, c)
-			if err != nil {
-				return fmt.Errorf("cannot make a fresh subject: %w", err)
-			}
-			defer release()
-			subj.gate, subj.slot, subj.isolated, subj.clock = g, sl, c.Isolated, cctx
-			defer g.releaseHolds(subj)
-			if !c.Isolated {
-				cctx.pause()
-				sh.lock()
-				cctx.resume()
-				defer sh.unlock()
-			}
-			return c.Run(cctx, subj)
+			state := &caseState{gate: g, slot: sl, isolated: c.Isolated, deadline: cctx}
+			defer g.releaseHolds(state)
+			t := newT(cctx, c, state)
+			return t.run(func(t *T) {
+				s, err := open(t)
+				if err != nil {
+					t.Fatal(fmt.Errorf("cannot make a fresh subject: %w", err))
+				}
+				if !c.Isolated {
+					cctx.pause()
+					sh.lock()
+					cctx.resume()
+					t.Cleanup(sh.unlock)
+				}
+				c.test(t, s)
+			})
 		}()
 	}()
 	var err error

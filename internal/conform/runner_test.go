@@ -10,57 +10,77 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
-	"github.com/bsadapter/bsadapter/internal/conform/memstore"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
-// countingStore hands out memory subjects and counts them and their
-// releases.
-type countingStore struct {
-	conform.Store
-	made, released atomic.Int64
+// probe is the subject of the runner's fake suite: the number of the
+// subject, so that a case can tell that its subject is fresh.
+type probe struct{ n int64 }
+
+// countingStore offers the fake suite and counts the subjects it makes
+// and releases.
+type countingStore struct{ made, released atomic.Int64 }
+
+func (*countingStore) Name() string { return "counting" }
+func (*countingStore) Close() error { return nil }
+
+// Probe is the fake suite's provider method.
+func (c *countingStore) Probe(context.Context) (conform.Opener[*probe], error) {
+	return func(t *conform.T) (*probe, error) {
+		p := &probe{n: c.made.Add(1)}
+		t.Cleanup(func() { c.released.Add(1) })
+		return p, nil
+	}, nil
 }
 
-func (c *countingStore) NewSubject(ctx context.Context, cs *conform.Case) (*conform.Subject, func(), error) {
-	s, rel, err := c.Store.NewSubject(ctx, cs)
-	c.made.Add(1)
-	return s, func() { c.released.Add(1); rel() }, err
+// prober is the fake suite's provider interface.
+type prober interface {
+	Probe(context.Context) (conform.Opener[*probe], error)
+}
+
+// probeCases returns the cases of a fake suite called streams.
+func probeCases(cases ...conform.CaseOf[*probe]) []conform.Case {
+	return conform.NewSuite(conform.Info{Name: "streams"}, prober.Probe, cases).Cases
 }
 
 func TestRunReportsEveryOutcome(t *testing.T) {
-	var seen []string
-	cases := []conform.Case{
-		{ID: "streams/ok", Suite: "streams", Rule: "passes", Run: func(ctx context.Context, s *conform.Subject) error {
-			seen = append(seen, s.Prefix)
-			return nil
+	var seen []int64
+	cases := probeCases(
+		conform.CaseOf[*probe]{ID: "streams/ok", Rule: "passes", Run: func(t *conform.T, p *probe) {
+			seen = append(seen, p.n)
 		}},
-		{ID: "streams/two-mismatches", Suite: "streams", Rule: "fails twice", Run: func(ctx context.Context, s *conform.Subject) error {
-			seen = append(seen, s.Prefix)
-			return errors.Join(&conform.Mismatch{What: "a", Expected: "1", Actual: "2"}, &conform.Mismatch{What: "b", Expected: "x", Actual: "y"})
+		conform.CaseOf[*probe]{ID: "streams/two-mismatches", Rule: "fails twice", Run: func(t *conform.T, p *probe) {
+			seen = append(seen, p.n)
+			t.Error(&conform.Mismatch{What: "a", Expected: "1", Actual: "2"})
+			t.Eq("b", "y", "x")
 		}},
-		{ID: "streams/skip", Suite: "streams", Rule: "skips", Run: func(ctx context.Context, s *conform.Subject) error {
-			return conform.Skip("no %s here", "feature")
+		conform.CaseOf[*probe]{ID: "streams/skip", Rule: "skips", Run: func(t *conform.T, p *probe) {
+			t.Skip("no %s here", "feature")
 		}},
-		{ID: "streams/hangs", Suite: "streams", Rule: "hangs", Timeout: 50 * time.Millisecond, Run: func(ctx context.Context, s *conform.Subject) error {
+		conform.CaseOf[*probe]{ID: "streams/hangs", Rule: "hangs", Timeout: 50 * time.Millisecond, Run: func(t *conform.T, p *probe) {
 			select {} // ignores its context entirely
 		}},
-		{ID: "streams/panics", Suite: "streams", Rule: "panics", Run: func(ctx context.Context, s *conform.Subject) error {
+		conform.CaseOf[*probe]{ID: "streams/panics", Rule: "panics", Run: func(t *conform.T, p *probe) {
 			panic("boom")
 		}},
-	}
-	st := &countingStore{Store: memstore.New()}
+		conform.CaseOf[*probe]{ID: "streams/stops", Rule: "stops at its first fatal failure", Run: func(t *conform.T, p *probe) {
+			t.Must("open", errors.New("refused"))
+			t.Error(errors.New("not reached"))
+		}},
+	)
+	st := &countingStore{}
 	rep := conform.Run(t.Context(), st, cases, conform.Options{})
 	if len(rep.Results) != len(cases) {
 		t.Fatalf("got %d results for %d cases", len(rep.Results), len(cases))
 	}
-	want := map[string]conform.Outcome{"streams/ok": conform.Pass, "streams/two-mismatches": conform.Fail, "streams/skip": conform.Skipped, "streams/hangs": conform.Fail, "streams/panics": conform.Fail}
+	want := map[string]conform.Outcome{"streams/ok": conform.Pass, "streams/two-mismatches": conform.Fail, "streams/skip": conform.Skipped, "streams/hangs": conform.Fail, "streams/panics": conform.Fail, "streams/stops": conform.Fail}
 	for _, r := range rep.Results {
 		if r.Outcome != want[r.ID] {
 			t.Errorf("%s: %s, want %s", r.ID, r.Outcome, want[r.ID])
 		}
 		switch r.ID {
 		case "streams/two-mismatches":
-			if len(r.Failures) != 2 || r.Failures[0].What != "a" || r.Failures[1].Actual != "y" {
+			if len(r.Failures) != 2 || r.Failures[0].What != "a" || r.Failures[1].Actual != `"y"` || r.Failures[1].Expected != `"x"` {
 				t.Errorf("both mismatches must be reported, got %+v", r.Failures)
 			}
 		case "streams/skip":
@@ -75,10 +95,14 @@ func TestRunReportsEveryOutcome(t *testing.T) {
 			if len(r.Failures) == 0 || !strings.Contains(r.Failures[0].Message, "panic: boom") {
 				t.Errorf("panicking case: %+v", r.Failures)
 			}
+		case "streams/stops":
+			if len(r.Failures) != 1 || r.Failures[0].Message != "open: unexpected error: refused" {
+				t.Errorf("a case that stops must report its one failure, got %+v", r.Failures)
+			}
 		}
 	}
 	if len(seen) != 2 || seen[0] == seen[1] {
-		t.Errorf("each case must get a fresh subject, got prefixes %v", seen)
+		t.Errorf("each case must get a fresh subject, got %v", seen)
 	}
 	if st.made.Load() != int64(len(cases)) {
 		t.Errorf("made %d subjects for %d cases", st.made.Load(), len(cases))
@@ -94,17 +118,18 @@ func TestRunStopsWhenInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var started atomic.Int64
-	cases := make([]conform.Case, 20)
-	for i := range cases {
-		cases[i] = conform.Case{ID: "streams/c" + string(rune('a'+i)), Suite: "streams", Rule: "waits", Run: func(ctx context.Context, s *conform.Subject) error {
+	var list []conform.CaseOf[*probe]
+	for i := range 20 {
+		list = append(list, conform.CaseOf[*probe]{ID: "streams/c" + string(rune('a'+i)), Rule: "waits", Run: func(t *conform.T, p *probe) {
 			if started.Add(1) == 2 {
 				cancel()
 			}
-			<-ctx.Done()
-			return ctx.Err()
-		}}
+			<-t.Context().Done()
+			t.Fatal(t.Context().Err())
+		}})
 	}
-	rep := conform.Run(ctx, memstore.New(), cases, conform.Options{Parallel: 2})
+	cases := probeCases(list...)
+	rep := conform.Run(ctx, &countingStore{}, cases, conform.Options{Parallel: 2})
 	if n := rep.Count(conform.Fail); n != 0 {
 		t.Errorf("interrupted cases must not be reported as failures, got %d: %v", n, rep.Failed())
 	}

@@ -114,9 +114,6 @@ func NewSuite[P any, S any](info Info, ask func(P, context.Context) (Opener[S], 
 // it, or why not (a *NotImplementedError when it does not implement the
 // suite's interface).
 func (s *Suite) Open(ctx context.Context, store Store) error {
-	if s.open == nil {
-		return store.Supports(s.Name)
-	}
 	_, err := s.open(ctx, store)
 	return err
 }
@@ -133,24 +130,12 @@ func AllCases(suites []*Suite) []Case {
 	return all
 }
 
-// TableSuite returns a suite of the case table that has not moved into a
-// package of its own yet, by name.
-func TableSuite(name string) *Suite {
-	s := &Suite{Name: name, Intro: suiteIntro[name]}
-	for _, c := range table() {
-		if c.Suite == name {
-			s.Cases = append(s.Cases, c)
-		}
-	}
-	return s
-}
-
 // CanRun returns nil when store can run the suite of case c, or why not
 // (a *NotImplementedError when the store does not implement the suite's
 // interface).
 func CanRun(ctx context.Context, store Store, c *Case) error {
-	if c.suite != nil && c.suite.open != nil {
-		return c.suite.Open(ctx, store)
+	if c.suite == nil {
+		return fmt.Errorf("case %s is of no suite: make cases with NewSuite", c.ID)
 	}
-	return store.Supports(c.Suite)
+	return c.suite.Open(ctx, store)
 }

@@ -22,7 +22,7 @@ import (
 type T struct {
 	ctx  context.Context
 	c    *Case
-	s    *Subject
+	s    *caseState
 	mu   sync.Mutex
 	errs []error
 	skip *skipError
@@ -31,7 +31,7 @@ type T struct {
 }
 
 // newT returns the T of case c on the subject state s.
-func newT(ctx context.Context, c *Case, s *Subject) *T { return &T{ctx: ctx, c: c, s: s} }
+func newT(ctx context.Context, c *Case, s *caseState) *T { return &T{ctx: ctx, c: c, s: s} }
 
 // Context is the case's context: cancelled when the case's time is up or
 // the run is interrupted. Every store call takes it.
@@ -43,32 +43,32 @@ func (t *T) Case() *Case { return t.c }
 // ID returns a new id for a stream, a run, a thread or a message, unique
 // within the store: the subject's prefix and a counter. Call it from the
 // case's own goroutine.
-func (t *T) ID(name string) string { return t.s.ID(name) }
+func (t *T) ID(name string) string { return t.s.id(name) }
 
 // UUID returns a random version 4 UUID: a fresh user, tenant or actor.
-func (t *T) UUID() string { return newUUID() }
+func (t *T) UUID() string { return NewUUID() }
 
 // Prefix is what makes the case's ids unique within a shared store.
-func (t *T) Prefix() string { return t.s.Prefix }
+func (t *T) Prefix() string { return t.s.prefix }
 
 // Shared says that the case's store is shared with the other cases of the
 // run (a bridge): what a purge returns counts their rows too.
-func (t *T) Shared() bool { return t.s.Shared }
+func (t *T) Shared() bool { return t.s.shared }
 
 // Clock is the store's movable clock, or nil when its time cannot be
 // moved.
-func (t *T) Clock() Clock { return t.s.Clock }
+func (t *T) Clock() Clock { return t.s.clock }
 
 // SetPrefix sets the prefix of the case's ids; a store's opener calls it.
-func (t *T) SetPrefix(p string) { t.s.Prefix = p }
+func (t *T) SetPrefix(p string) { t.s.prefix = p }
 
 // SetShared marks the case's store as shared with the run's other cases;
 // a store's opener calls it.
-func (t *T) SetShared() { t.s.Shared = true }
+func (t *T) SetShared() { t.s.shared = true }
 
 // SetClock gives the case the store's movable clock; a store's opener
 // calls it.
-func (t *T) SetClock(c Clock) { t.s.Clock = c }
+func (t *T) SetClock(c Clock) { t.s.clock = c }
 
 // Cleanup registers f to run when the case ends (last registered, first
 // run), after its checks, whether it passed or not.

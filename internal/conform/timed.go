@@ -27,7 +27,7 @@ type Ager func(ctx context.Context, id string, d time.Duration) error
 // when the store can, moves the store's clock when it has one, and waits
 // in real time, with TTLs of seconds, otherwise.
 type Timed struct {
-	s     *Subject
+	s     *caseState
 	ctx   context.Context
 	suite string
 	mode  timeMode
@@ -43,12 +43,12 @@ func NewTimed(t *T, suite string, age Ager) *Timed {
 	return newTimedOf(t.s, suite, age)
 }
 
-func newTimedOf(s *Subject, suite string, age Ager) *Timed {
+func newTimedOf(s *caseState, suite string, age Ager) *Timed {
 	t := &Timed{s: s, suite: suite, age: age, Unit: time.Hour}
 	switch {
 	case age != nil:
 		t.mode = ageRows
-	case s.Clock != nil:
+	case s.clock != nil:
 		t.mode = moveClock
 	default:
 		t.mode = waitReal
@@ -80,7 +80,7 @@ func (t *Timed) Now() time.Time {
 	if t.mode == moveClock {
 		// Advancing by nothing reads the store's time; a failure shows
 		// in the store call that follows.
-		if now, err := t.s.Clock.Advance(context.Background(), 0); err == nil {
+		if now, err := t.s.clock.Advance(context.Background(), 0); err == nil {
 			return now
 		}
 	}
@@ -115,20 +115,8 @@ func (t *Timed) Pass(ctx context.Context, d time.Duration, since time.Time, ids 
 		}
 		return nil
 	case moveClock:
-		_, err := t.s.Clock.Advance(ctx, d)
+		_, err := t.s.clock.Advance(ctx, d)
 		return Op("move the store's clock", err)
 	}
 	return t.s.sleepUntil(ctx, since.Add(d))
-}
-
-// newTimed is the Timed of a table case (to go with the last of them).
-func newTimed(s *Subject, suite string) *Timed {
-	var age Ager
-	switch suite {
-	case SuiteStreams:
-		if a, ok := s.Streams.(StreamAger); ok {
-			age = a.AgeStream
-		}
-	}
-	return newTimedOf(s, suite, age)
 }

@@ -27,6 +27,8 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -247,12 +249,12 @@ func exampleConforms(t *testing.T, opts ...bridgestore.Option) {
 			t.Errorf("closing the example bridge: %v", err)
 		}
 	})
-	for _, suite := range []string{conform.SuiteStreams, conform.SuiteRegistry} {
-		if err := store.Supports(suite); err != nil {
+	for _, suite := range []string{streams.Suite.Name, registry.Suite.Name} {
+		if err := suites.Named(suite).Open(t.Context(), store); err != nil {
 			t.Fatalf("the example bridge does not offer the %s suite: %v", suite, err)
 		}
 	}
-	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry}})
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{streams.Suite.Name, registry.Suite.Name}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,13 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/testenv"
@@ -639,8 +646,8 @@ func TestBridgeConformance(t *testing.T) {
 				t.Fatalf("start bridge: %v", err)
 			}
 			defer st.Close()
-			cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{conform.SuiteStreams, conform.SuiteRegistry,
-				conform.SuiteChatState, conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder}})
+			cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{streams.Suite.Name, registry.Suite.Name,
+				chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name}})
 			if err != nil {
 				t.Fatal(err)
 			}

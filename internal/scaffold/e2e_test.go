@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -304,7 +305,7 @@ func checkConform(t *testing.T, out []byte, offered []string) {
 	}
 	// Every case of streams, of registry and of each suite the adapter
 	// offers passed.
-	for _, suite := range append([]string{conform.SuiteStreams, conform.SuiteRegistry}, offered...) {
+	for _, suite := range append([]string{streams.Suite.Name, registry.Suite.Name}, offered...) {
 		if passed[suite] != want[suite] || want[suite] == 0 {
 			t.Errorf("%d %s cases passed, want all %d", passed[suite], suite, want[suite])
 		}

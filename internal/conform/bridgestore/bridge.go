@@ -14,6 +14,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // Store runs the suites against an adapter's own store over the
@@ -157,23 +158,6 @@ type identity struct {
 // Name is "bridge: " and the adapter's name, or the bridge command.
 func (b *Store) Name() string { return b.name }
 
-// Supports says why a suite cannot run: the bridge did not declare its
-// capability, or the protocol has no methods for it (chat). Either way the
-// bridge does not implement the suite, so a run that did not name it
-// leaves it out.
-func (b *Store) Supports(suite string) error {
-	caps := b.c.Capabilities()
-	switch suite {
-	case conform.SuiteStreams:
-		if !caps.StreamStore {
-			return conform.NotImplemented("the bridge does not declare capabilities.streamStore")
-		}
-	case conform.SuiteChat:
-		return conform.NotImplemented("the bridge protocol has no chat methods; chat storage is checked with --store=pg or --store=memory")
-	}
-	return nil
-}
-
 // prefix returns a new prefix for a case's ids, unique across runs on
 // one bridge.
 func (b *Store) prefix() string {
@@ -197,22 +181,6 @@ func group[S any](b *Store, g string, v S) (conform.Opener[S], error) {
 		return nil, conform.NotImplemented("the bridge does not declare capabilities.%s", g)
 	}
 	return open(b, v), nil
-}
-
-// NewSubject returns fresh ids on the run's one bridge process.
-func (b *Store) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
-	s := &conform.Subject{Prefix: b.prefix(), Shared: true}
-	if b.moveClock && c.Suite == conform.SuiteStreams {
-		// Moved only in whole-store steps (the runner's gate).
-		s.Clock = bridgeClock{b}
-	}
-	switch c.Suite {
-	case conform.SuiteStreams:
-		// Every optional interface is there; the runner skips the cases
-		// whose capability the bridge lacks before they call one (Missing).
-		s.Streams = bridgeCallerStreams{bridgeStreams{b, nil}}
-	}
-	return s, func() {}, nil
 }
 
 // Close shuts the bridge process down.
@@ -257,7 +225,7 @@ type bridgeStreams struct {
 // bridgeCallerStreams is a bridgeStreams whose bridge takes callers.
 type bridgeCallerStreams struct{ bridgeStreams }
 
-func (b bridgeCallerStreams) As(c conform.Caller) conform.StreamView {
+func (b bridgeCallerStreams) As(c conform.Caller) streams.View {
 	return bridgeStreams{b.b, &c}
 }
 
@@ -272,7 +240,7 @@ func withCaller(p map[string]any, c *conform.Caller) map[string]any {
 	return p
 }
 
-func (b bridgeStreams) Open(ctx context.Context, id string, o conform.OpenOptions) (bool, error) {
+func (b bridgeStreams) Open(ctx context.Context, id string, o streams.OpenOptions) (bool, error) {
 	opts := map[string]any{}
 	if o.Owner != "" {
 		opts["owner"] = o.Owner
@@ -293,11 +261,11 @@ func (b bridgeStreams) Open(ctx context.Context, id string, o conform.OpenOption
 	return res.Created, err
 }
 
-func (b bridgeStreams) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
+func (b bridgeStreams) Append(ctx context.Context, id string, from int, chunks []string) (streams.AppendResult, error) {
 	if chunks == nil {
 		chunks = []string{}
 	}
-	var res conform.AppendResult
+	var res streams.AppendResult
 	err := b.b.call(ctx, bridge.MethodStreamAppend, b.params(map[string]any{"id": id, "fromIdx": from, "chunks": chunks}), &res)
 	return res, err
 }
@@ -336,8 +304,8 @@ func (b bridgeStreams) StoreName() string {
 }
 
 // ReadPage is streamStore.readPage, the bounded read.
-func (b bridgeStreams) ReadPage(ctx context.Context, id string, from, max int) (conform.Page, error) {
-	var res conform.Page
+func (b bridgeStreams) ReadPage(ctx context.Context, id string, from, max int) (streams.Page, error) {
+	var res streams.Page
 	err := b.b.call(ctx, bridge.MethodStreamReadPage, b.params(map[string]any{"id": id, "fromIdx": from, "max": max}), &res)
 	if err == nil && res.Chunks == nil {
 		res.Chunks = []string{}
@@ -347,17 +315,17 @@ func (b bridgeStreams) ReadPage(ctx context.Context, id string, from, max int) (
 
 // StatusDetails is streamStore.status with kind and expiresAt
 // (capability streamStore.statusDetails).
-func (b bridgeStreams) StatusDetails(ctx context.Context, id string) (*conform.StreamDetails, error) {
+func (b bridgeStreams) StatusDetails(ctx context.Context, id string) (*streams.Details, error) {
 	var res struct {
-		Status *conform.StreamDetails `json:"status"`
+		Status *streams.Details `json:"status"`
 	}
 	err := b.b.call(ctx, bridge.MethodStreamStatus, b.params(map[string]any{"id": id}), &res)
 	return res.Status, err
 }
 
-func (b bridgeStreams) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
+func (b bridgeStreams) Status(ctx context.Context, id string) (*streams.Status, error) {
 	var res struct {
-		Status *conform.StreamStatus `json:"status"`
+		Status *streams.Status `json:"status"`
 	}
 	err := b.b.call(ctx, bridge.MethodStreamStatus, b.params(map[string]any{"id": id}), &res)
 	return res.Status, err

@@ -15,6 +15,8 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -94,7 +96,7 @@ func needing(features ...conform.Feature) []string {
 	return ids
 }
 
-func storeSuite(s string) bool { return s == conform.SuiteStreams || s == conform.SuiteRegistry }
+func storeSuite(s string) bool { return s == streams.Suite.Name || s == registry.Suite.Name }
 
 func sameSet(a, b []string) bool {
 	a, b = slices.Clone(a), slices.Clone(b)
@@ -211,7 +213,7 @@ func TestBridgeUndeclaredIsSkipped(t *testing.T) {
 	owners := needing(conform.FeatureCallers)
 	for _, r := range rep.Results {
 		switch {
-		case r.Suite == conform.SuiteRegistry:
+		case r.Suite == registry.Suite.Name:
 			if r.Outcome != conform.Skipped || !strings.Contains(r.Reason, "capabilities.runRegistry") {
 				t.Errorf("%s: %s (%s), want skipped naming capabilities.runRegistry", r.ID, r.Outcome, r.Reason)
 			}

@@ -23,7 +23,7 @@ func chatStateBridge(t *testing.T, flags ...string) conform.Store {
 // A correct state adapter in Node.js, with a clock, passes every
 // chat-state case over the bridge: none is skipped.
 func TestBridgeChatStatePasses(t *testing.T) {
-	rep := runSuite(t, chatStateBridge(t), conform.SuiteChatState)
+	rep := runSuite(t, chatStateBridge(t), chatstate.Suite.Name)
 	if f := conformtest.Failures(rep); f != "" {
 		t.Errorf("the correct node state adapter failed cases:\n%s", f)
 	}
@@ -47,11 +47,11 @@ func TestBridgeChatStateWithoutClock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			st := nodeBridgeWith(t, "chatstate.mjs", "the node state adapter", tc.opts, tc.flags...)
-			rep := runSuite(t, st, conform.SuiteChatState)
+			rep := runSuite(t, st, chatstate.Suite.Name)
 			if f := conformtest.Failures(rep); f != "" {
 				t.Errorf("unexpected failures:\n%s", f)
 			}
-			if n := rep.Count(conform.Pass); n != len(rep.Results) || n != suiteCount(conform.SuiteChatState) {
+			if n := rep.Count(conform.Pass); n != len(rep.Results) || n != suiteCount(chatstate.Suite.Name) {
 				t.Errorf("%d of %d chat-state cases passed; skipped: %v", n, len(rep.Results), outcomes(rep, conform.Skipped))
 			}
 		})
@@ -90,7 +90,7 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 		for _, flags := range [][]string{nil, {"--no-clock"}} {
 			t.Run(strings.TrimSpace(tc.bug+" "+strings.Join(flags, " ")), func(t *testing.T) {
 				t.Parallel()
-				rep := runSuite(t, chatStateBridge(t, append(flags, "--bug="+tc.bug)...), conform.SuiteChatState)
+				rep := runSuite(t, chatStateBridge(t, append(flags, "--bug="+tc.bug)...), chatstate.Suite.Name)
 				if got := rep.Failed(); !sameSet(got, tc.want) {
 					t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
 				}
@@ -106,7 +106,7 @@ func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
 	st := chatStateBridge(t)
 	var moving []conform.Case
 	for _, c := range suites.Cases() {
-		if c.Suite == conform.SuiteChatState && c.MovesClock {
+		if c.Suite == chatstate.Suite.Name && c.MovesClock {
 			moving = append(moving, c)
 		}
 	}
@@ -132,7 +132,7 @@ func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
 				}
 			}})
 	}
-	watching := conform.NewSuite(conform.Info{Name: conform.SuiteChatState}, chatstate.Provider.ChatState, watchers)
+	watching := conform.NewSuite(conform.Info{Name: chatstate.Suite.Name}, chatstate.Provider.ChatState, watchers)
 	var cases []conform.Case
 	for i, c := range moving {
 		cases = append(cases, watching.Cases[i], c)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 )
 
 // credentialsBridge starts testdata/bridges/credentials.mjs with flags.
@@ -17,7 +18,7 @@ func credentialsBridge(t *testing.T, flags ...string) conform.Store {
 // A correct provider in Node.js passes every credentials case over the
 // bridge, none skipped.
 func TestBridgeCredentialsPasses(t *testing.T) {
-	rep := runSuite(t, credentialsBridge(t), conform.SuiteCredentials)
+	rep := runSuite(t, credentialsBridge(t), credentials.Suite.Name)
 	if f := conformtest.Failures(rep); f != "" {
 		t.Errorf("the correct node provider failed cases:\n%s", f)
 	}
@@ -29,7 +30,7 @@ func TestBridgeCredentialsPasses(t *testing.T) {
 // A provider without an inbound scheme has the inbound cases skipped,
 // saying so.
 func TestBridgeCredentialsWithoutInbound(t *testing.T) {
-	rep := runSuite(t, credentialsBridge(t, "--no-inbound"), conform.SuiteCredentials)
+	rep := runSuite(t, credentialsBridge(t, "--no-inbound"), credentials.Suite.Name)
 	if f := conformtest.Failures(rep); f != "" {
 		t.Errorf("unexpected failures:\n%s", f)
 	}
@@ -61,7 +62,7 @@ func TestBrokenCredentialsBridgesCaught(t *testing.T) {
 	} {
 		t.Run(tc.bug, func(t *testing.T) {
 			t.Parallel()
-			rep := runSuiteParallel(t, credentialsBridge(t, "--bug="+tc.bug), conform.SuiteCredentials, 1)
+			rep := runSuiteParallel(t, credentialsBridge(t, "--bug="+tc.bug), credentials.Suite.Name, 1)
 			if got := rep.Failed(); !sameSet(got, tc.want) {
 				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
 			}

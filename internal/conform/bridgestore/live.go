@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
-	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // reads routes a version 2 bridge's live-read notifications to the reads
@@ -50,7 +50,7 @@ func (r *reads) onChunks(params json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	l.push(conform.Delivery{From: *p.FromIdx, Chunks: p.Chunks})
+	l.push(streams.Delivery{From: *p.FromIdx, Chunks: p.Chunks})
 	return nil
 }
 
@@ -66,7 +66,7 @@ func (r *reads) onEnd(params json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	l.push(conform.Delivery{End: true, Aborted: p.Aborted})
+	l.push(streams.Delivery{End: true, Aborted: p.Aborted})
 	return nil
 }
 
@@ -77,13 +77,13 @@ type liveRead struct {
 	handle string
 
 	mu      sync.Mutex
-	queue   []conform.Delivery
-	ended   *conform.Delivery
+	queue   []streams.Delivery
+	ended   *streams.Delivery
 	late    string // what the bridge delivered after the end
 	arrived chan struct{}
 }
 
-func (l *liveRead) push(d conform.Delivery) {
+func (l *liveRead) push(d streams.Delivery) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -105,13 +105,13 @@ func (l *liveRead) push(d conform.Delivery) {
 
 // Next returns the next delivery; after the end it returns the end, or an
 // error when the bridge delivered anything for the read after it.
-func (l *liveRead) Next(ctx context.Context) (conform.Delivery, error) {
+func (l *liveRead) Next(ctx context.Context) (streams.Delivery, error) {
 	for {
 		l.mu.Lock()
 		if l.late != "" && (len(l.queue) == 0 || l.queue[0].End) {
 			late := l.late
 			l.mu.Unlock()
-			return conform.Delivery{}, fmt.Errorf("the bridge sent %s for read %s after its end", late, l.handle)
+			return streams.Delivery{}, fmt.Errorf("the bridge sent %s for read %s after its end", late, l.handle)
 		}
 		if len(l.queue) > 0 {
 			d := l.queue[0]
@@ -130,7 +130,7 @@ func (l *liveRead) Next(ctx context.Context) (conform.Delivery, error) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return conform.Delivery{}, fmt.Errorf("no delivery for read %s: %w", l.handle, ctx.Err())
+			return streams.Delivery{}, fmt.Errorf("no delivery for read %s: %w", l.handle, ctx.Err())
 		}
 	}
 }
@@ -156,7 +156,7 @@ func (l *liveRead) Abort(ctx context.Context) (bool, error) {
 
 // ReadLive is streamStore.readLive: it returns once the bridge answered,
 // when the read is live.
-func (b bridgeStreams) ReadLive(ctx context.Context, id string, from int) (conform.LiveRead, error) {
+func (b bridgeStreams) ReadLive(ctx context.Context, id string, from int) (streams.LiveRead, error) {
 	rs := b.b.reads
 	if rs == nil {
 		return nil, fmt.Errorf("the bridge does not declare capability %s", bridge.CapStreamLiveRead)

@@ -11,6 +11,9 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -88,20 +91,20 @@ func TestBridgeSuites(t *testing.T) {
 		suite, script, what string
 		mutants             []mutant
 	}{
-		{conform.SuiteEngine, "engine.mjs", "the node engine adapter", []mutant{
+		{engine.Suite.Name, "engine.mjs", "the node engine adapter", []mutant{
 			{"terminated-is-running", []string{"engine/status-map-total"}},
 			{"guess-unknown", []string{"engine/unknown-status-refused"}},
 			{"start-ignores-key", []string{"engine/start-idempotent"}},
 			{"ignores-cancel", []string{"engine/cancel-reaches-engine"}},
 			{"drops-error", []string{"engine/records-follow-registry"}},
 		}},
-		{conform.SuiteGraphCompiler, "graph.mjs", "the node compiler", []mutant{
+		{graphcompiler.Suite.Name, "graph.mjs", "the node compiler", []mutant{
 			{"lossy", []string{"graph-compiler/json-round-trip"}},
 			{"nondeterministic", []string{"graph-compiler/deterministic"}},
 			{"mutates-input", []string{"graph-compiler/input-not-mutated"}},
 			{"accepts-cycles", []string{"graph-compiler/invalid-rejected"}},
 		}},
-		{conform.SuiteBuilder, "builder.mjs", "the node builder runtime", []mutant{
+		{builder.Suite.Name, "builder.mjs", "the node builder runtime", []mutant{
 			{"retries-step", []string{"builder/step-called-once"}},
 			{"skips-sleep", []string{"builder/sleep-durable-timer"}},
 			{"signal-by-node", []string{"builder/approval-signal"}},

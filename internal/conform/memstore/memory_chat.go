@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // memoryChat is the reference chat storage: a message tree per chat, the
@@ -76,12 +78,12 @@ func newMemoryChat(streams *refStreams) *memoryChat {
 		sandboxes: map[[2]string]*memSandbox{}, locks: map[[2]string]*memLock{}, shares: map[string]*memShare{}}
 }
 
-func (m *memoryChat) Streams() conform.StreamStore { return m.streams }
+func (m *memoryChat) Streams() streams.Store { return m.streams }
 
 func (m *memoryChat) NewChat(_ context.Context, owner string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id := newUUID()
+	id := conform.NewUUID()
 	m.chats[id] = &memChat{owner: owner, messages: map[string]*memMessage{}}
 	return id, nil
 }
@@ -91,7 +93,7 @@ func (m *memoryChat) NewChat(_ context.Context, owner string) (string, error) {
 func (m *memoryChat) NewTenantChat(_ context.Context, owner, tenant string, shared bool) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id := newUUID()
+	id := conform.NewUUID()
 	m.chats[id] = &memChat{owner: owner, tenant: tenant, shared: shared, messages: map[string]*memMessage{}}
 	return id, nil
 }
@@ -107,7 +109,7 @@ func (m *memoryChat) Grant(_ context.Context, user, tenant, permission string) e
 // PathAs is Path for a caller who may read the chat: the service role, its
 // owner, or for a shared chat a member holding ai_chat.read in its tenant.
 // Anyone else finds no such chat, as the blocks answer.
-func (m *memoryChat) PathAs(ctx context.Context, who conform.Caller, chatID string) ([]conform.PathEntry, error) {
+func (m *memoryChat) PathAs(ctx context.Context, who conform.Caller, chatID string) ([]chat.PathEntry, error) {
 	m.mu.Lock()
 	c, ok := m.chats[chatID]
 	may := ok && (who.Role == conform.RoleService ||
@@ -145,12 +147,12 @@ func sameParts(a, b []json.RawMessage) bool {
 // not have.
 const hintMessageNotFound = "AI_MESSAGE_NOT_FOUND"
 
-func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg conform.Message, o conform.UserOptions) (conform.MessageResult, error) {
+func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg chat.Message, o chat.UserOptions) (chat.MessageResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
 	if err != nil {
-		return conform.MessageResult{}, err
+		return chat.MessageResult{}, err
 	}
 	switch o.Trigger {
 	case "regenerate-message":
@@ -163,21 +165,21 @@ func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg conform.Me
 		}
 		old, ok := c.messages[target]
 		if !ok {
-			return conform.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "no message " + target + " to regenerate"}
+			return chat.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "no message " + target + " to regenerate"}
 		}
 		question := old.id
 		if old.role != "user" {
 			question = old.parent
 		}
 		c.leaf = question
-		return conform.MessageResult{MessageID: question, ParentID: optional(question), Created: false}, nil
+		return chat.MessageResult{MessageID: question, ParentID: optional(question), Created: false}, nil
 	case "", "submit-message":
 	default:
-		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "unknown trigger " + o.Trigger}
+		return chat.MessageResult{}, &conform.StoreError{Hint: chat.HintMessageInvalid, SQLState: "22023", Message: "unknown trigger " + o.Trigger}
 	}
 	id := msg.ID
 	if msg.Role != "user" || id == "" || msg.Parts == nil {
-		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "a user message needs role user, an id and a parts array"}
+		return chat.MessageResult{}, &conform.StoreError{Hint: chat.HintMessageInvalid, SQLState: "22023", Message: "a user message needs role user, an id and a parts array"}
 	}
 	var parent string
 	if old, ok := c.messages[id]; ok {
@@ -185,14 +187,14 @@ func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg conform.Me
 		// edit, stored beside the original under a fresh id (whatever the
 		// original's role, as the blocks have it).
 		if sameParts(old.parts, msg.Parts) {
-			return conform.MessageResult{MessageID: id, ParentID: optional(old.parent), Created: false}, nil
+			return chat.MessageResult{MessageID: id, ParentID: optional(old.parent), Created: false}, nil
 		}
-		id, parent = newUUID(), old.parent
+		id, parent = conform.NewUUID(), old.parent
 	} else if o.MessageID != "" {
 		// A new version of o.MessageID, under the client's id.
 		of, ok := c.messages[o.MessageID]
 		if !ok {
-			return conform.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "no message " + o.MessageID}
+			return chat.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "no message " + o.MessageID}
 		}
 		parent = of.parent
 	} else {
@@ -201,7 +203,7 @@ func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg conform.Me
 	m.seq++
 	c.messages[id] = &memMessage{id: id, parent: parent, role: "user", parts: msg.Parts, metadata: msg.Metadata, format: "canonical", status: "complete", seq: m.seq}
 	c.leaf = id
-	return conform.MessageResult{MessageID: id, ParentID: optional(parent), Created: true}, nil
+	return chat.MessageResult{MessageID: id, ParentID: optional(parent), Created: true}, nil
 }
 
 func (m *memoryChat) parentOf(c *memChat, id string) *string {
@@ -218,12 +220,12 @@ func optional(s string) *string {
 	return &s
 }
 
-func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg conform.Message, o conform.AssistantOptions) (conform.MessageResult, error) {
+func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg chat.Message, o chat.AssistantOptions) (chat.MessageResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
 	if err != nil {
-		return conform.MessageResult{}, err
+		return chat.MessageResult{}, err
 	}
 	status := o.Status
 	if status == "" {
@@ -234,11 +236,11 @@ func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg conform
 		role = "assistant"
 	}
 	if msg.ID == "" || role == "user" || msg.Parts == nil {
-		return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "an answer needs an id, a role other than user and a parts array"}
+		return chat.MessageResult{}, &conform.StoreError{Hint: chat.HintMessageInvalid, SQLState: "22023", Message: "an answer needs an id, a role other than user and a parts array"}
 	}
 	// The blocks' table checks these, without a hint.
 	if !slices.Contains([]string{"complete", "aborted", "error"}, status) || !slices.Contains([]string{"system", "assistant", "tool"}, role) {
-		return conform.MessageResult{}, &conform.StoreError{SQLState: "23514", Message: "invalid status or role of an answer"}
+		return chat.MessageResult{}, &conform.StoreError{SQLState: "23514", Message: "invalid status or role of an answer"}
 	}
 	format := o.Format
 	if format == "" {
@@ -250,12 +252,12 @@ func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg conform
 	}
 	if o.ParentID != "" {
 		if _, ok := c.messages[o.ParentID]; !ok {
-			return conform.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "parent " + o.ParentID + " is not a message of this chat"}
+			return chat.MessageResult{}, &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "parent " + o.ParentID + " is not a message of this chat"}
 		}
 	}
 	if old, ok := c.messages[msg.ID]; ok {
 		if old.role == "user" {
-			return conform.MessageResult{}, &conform.StoreError{Hint: conform.HintMessageInvalid, SQLState: "22023", Message: "message " + msg.ID + " is a user message; an answer needs an id of its own"}
+			return chat.MessageResult{}, &conform.StoreError{Hint: chat.HintMessageInvalid, SQLState: "22023", Message: "message " + msg.ID + " is a user message; an answer needs an id of its own"}
 		}
 		// A re-save keeps the parent (and the model, unless a new one is
 		// given) and says where the answer is stored.
@@ -264,15 +266,15 @@ func (m *memoryChat) SaveAssistant(_ context.Context, chatID string, msg conform
 			old.model = model
 		}
 		c.leaf = old.id
-		return conform.MessageResult{MessageID: old.id, ParentID: optional(old.parent), Created: false}, nil
+		return chat.MessageResult{MessageID: old.id, ParentID: optional(old.parent), Created: false}, nil
 	}
 	m.seq++
 	c.messages[msg.ID] = &memMessage{id: msg.ID, parent: o.ParentID, role: role, parts: msg.Parts, metadata: msg.Metadata, format: format, native: o.Native, model: model, status: status, seq: m.seq}
 	c.leaf = msg.ID
-	return conform.MessageResult{MessageID: msg.ID, ParentID: optional(o.ParentID), Created: true}, nil
+	return chat.MessageResult{MessageID: msg.ID, ParentID: optional(o.ParentID), Created: true}, nil
 }
 
-func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) ([]conform.PathEntry, error) {
+func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) ([]chat.PathEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
@@ -282,7 +284,7 @@ func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) (
 	if leaf == "" {
 		leaf = c.leaf
 	}
-	out := []conform.PathEntry{}
+	out := []chat.PathEntry{}
 	for id := leaf; id != ""; {
 		msg, ok := c.messages[id]
 		if !ok {
@@ -295,7 +297,7 @@ func (m *memoryChat) Path(_ context.Context, chatID, leaf string, native bool) (
 			}
 		}
 		slices.SortFunc(sibs, func(a, b *memMessage) int { return a.seq - b.seq })
-		e := conform.PathEntry{ID: msg.id, ParentID: optional(msg.parent), Role: msg.role, Parts: msg.parts, Metadata: msg.metadata, Format: msg.format,
+		e := chat.PathEntry{ID: msg.id, ParentID: optional(msg.parent), Role: msg.role, Parts: msg.parts, Metadata: msg.metadata, Format: msg.format,
 			Model: msg.model, Status: msg.status, SiblingCount: len(sibs), SiblingIndex: slices.Index(sibs, msg)}
 		if native {
 			e.Native = msg.native
@@ -316,38 +318,38 @@ func (m *memoryChat) active(r *memRun) bool {
 	return st == nil || !st.Closed
 }
 
-func (m *memoryChat) Claim(_ context.Context, chatID, stream string, o conform.ClaimOptions) (conform.ClaimResult, error) {
+func (m *memoryChat) Claim(_ context.Context, chatID, stream string, o chat.ClaimOptions) (chat.ClaimResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.chat(chatID)
 	if err != nil {
-		return conform.ClaimResult{}, err
+		return chat.ClaimResult{}, err
 	}
 	if c.activeStream == stream && c.activeRun != "" && m.active(m.runs[c.activeRun]) {
-		return conform.ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(c.activeRun)}, nil
+		return chat.ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(c.activeRun)}, nil
 	}
 	if c.activeRun != "" {
 		old := m.runs[c.activeRun]
 		if m.active(old) {
-			return conform.ClaimResult{Claimed: false, StreamID: optional(c.activeStream), RunID: optional(c.activeRun)}, nil
+			return chat.ClaimResult{Claimed: false, StreamID: optional(c.activeStream), RunID: optional(c.activeRun)}, nil
 		}
 		if !terminal(old.status) {
 			old.status = "cancelled"
 		}
 	}
-	id := newUUID()
+	id := conform.NewUUID()
 	m.runs[id] = &memRun{chat: chatID, stream: stream, status: "running", startedAt: time.Now()}
 	c.activeStream, c.activeRun = stream, id
-	return conform.ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(id)}, nil
+	return chat.ClaimResult{Claimed: true, StreamID: optional(stream), RunID: optional(id)}, nil
 }
 
-func (m *memoryChat) Release(_ context.Context, chatID, stream string, o conform.ReleaseOptions) (bool, error) {
+func (m *memoryChat) Release(_ context.Context, chatID, stream string, o chat.ReleaseOptions) (bool, error) {
 	status := o.Status
 	if status == "" {
 		status = "completed"
 	}
 	if !terminal(status) {
-		return false, &conform.StoreError{Hint: conform.HintRunInvalid, SQLState: "22023", Message: "release status must be completed, failed or cancelled"}
+		return false, &conform.StoreError{Hint: chat.HintRunInvalid, SQLState: "22023", Message: "release status must be completed, failed or cancelled"}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -367,7 +369,7 @@ func (m *memoryChat) Release(_ context.Context, chatID, stream string, o conform
 	return true, nil
 }
 
-func (m *memoryChat) Stop(ctx context.Context, chatID string) (*conform.StopResult, error) {
+func (m *memoryChat) Stop(ctx context.Context, chatID string) (*chat.StopResult, error) {
 	m.mu.Lock()
 	c, err := m.chat(chatID)
 	if err != nil {
@@ -380,7 +382,7 @@ func (m *memoryChat) Stop(ctx context.Context, chatID string) (*conform.StopResu
 	}
 	r := m.runs[c.activeRun]
 	r.status = "cancel_requested"
-	res := &conform.StopResult{StreamID: c.activeStream, RunID: c.activeRun}
+	res := &chat.StopResult{StreamID: c.activeStream, RunID: c.activeRun}
 	m.mu.Unlock()
 	if _, err := m.streams.Cancel(ctx, res.StreamID); err != nil {
 		return nil, err
@@ -492,8 +494,8 @@ func (m *memoryChat) Share(_ context.Context, owner, chatID string) (string, str
 	if _, ok := c.messages[c.leaf]; !ok {
 		return "", "", &conform.StoreError{Hint: hintMessageNotFound, SQLState: "P0002", Message: "nothing to share yet"}
 	}
-	sh := &memShare{id: newUUID(), chat: chatID, leaf: c.leaf, by: owner}
-	token := strings.ReplaceAll(newUUID()+newUUID(), "-", "")
+	sh := &memShare{id: conform.NewUUID(), chat: chatID, leaf: c.leaf, by: owner}
+	token := strings.ReplaceAll(conform.NewUUID()+conform.NewUUID(), "-", "")
 	m.shares[token] = sh
 	return sh.id, token, nil
 }
@@ -511,7 +513,7 @@ func (m *memoryChat) RevokeShare(_ context.Context, owner, id string) (bool, err
 }
 
 // Shared returns the branch a live link shows, or nil.
-func (m *memoryChat) Shared(ctx context.Context, token string) ([]conform.PathEntry, error) {
+func (m *memoryChat) Shared(ctx context.Context, token string) ([]chat.PathEntry, error) {
 	m.mu.Lock()
 	sh, ok := m.shares[token]
 	m.mu.Unlock()
@@ -519,4 +521,13 @@ func (m *memoryChat) Shared(ctx context.Context, token string) ([]conform.PathEn
 		return nil, nil
 	}
 	return m.Path(ctx, sh.chat, sh.leaf, false)
+}
+
+// Chat gives each chat case reference chat storage of its own, over a
+// reference stream store of its own.
+func (m *memoryStore) Chat(context.Context) (conform.Opener[chat.Store], error) {
+	return func(t *conform.T) (chat.Store, error) {
+		t.SetPrefix(m.prefix())
+		return newMemoryChat(newStreams()), nil
+	}, nil
 }

@@ -85,7 +85,7 @@ func (e *refEngine) Start(ctx context.Context, r engine.StartRequest) (string, e
 	e.mu.Lock()
 	key := r.IdempotencyKey
 	if e.mut == "start-ignores-key" {
-		key = r.IdempotencyKey + "-" + newUUID()
+		key = r.IdempotencyKey + "-" + conform.NewUUID()
 	}
 	if id, ok := e.keys[key]; ok {
 		e.mu.Unlock()

@@ -10,6 +10,11 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/memstore"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
 // Each mutant of a memory reference departs from its interface's contract
@@ -26,7 +31,7 @@ func TestInterfaceMutants(t *testing.T) {
 		store   func(mutation string) conform.Store
 		mutants []mutant
 	}{
-		{conform.SuiteChatState, memstore.NewChatStateMutant, []mutant{
+		{chatstate.Suite.Name, memstore.NewChatStateMutant, []mutant{
 			{"release-ignores-token", []string{"chat-state/lock-wrong-token"}},
 			{"lock-never-expires", []string{"chat-state/lock-expired"}},
 			{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}},
@@ -37,7 +42,7 @@ func TestInterfaceMutants(t *testing.T) {
 			{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}},
 			{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}},
 		}},
-		{conform.SuiteCredentials, memstore.NewCredentialsMutant, []mutant{
+		{credentials.Suite.Name, memstore.NewCredentialsMutant, []mutant{
 			{"unknown-provider-not-found", []string{"credentials/unknown-provider"}},
 			{"stale-cache", []string{"credentials/reseed-seen"}},
 			{"ignore-tenant", []string{"credentials/tenants-apart"}},
@@ -45,20 +50,20 @@ func TestInterfaceMutants(t *testing.T) {
 			{"verify-ignores-body", []string{"credentials/inbound-tampered-refused"}},
 			{"token-in-rows", []string{"credentials/no-token-at-rest"}},
 		}},
-		{conform.SuiteGraphCompiler, memstore.NewGraphMutant, []mutant{
+		{graphcompiler.Suite.Name, memstore.NewGraphMutant, []mutant{
 			{"lossy", []string{"graph-compiler/json-round-trip"}},
 			{"nondeterministic", []string{"graph-compiler/deterministic"}},
 			{"mutates-input", []string{"graph-compiler/input-not-mutated"}},
 			{"accepts-cycles", []string{"graph-compiler/invalid-rejected"}},
 		}},
-		{conform.SuiteEngine, memstore.NewEngineMutant, []mutant{
+		{engine.Suite.Name, memstore.NewEngineMutant, []mutant{
 			{"terminated-is-running", []string{"engine/status-map-total"}},
 			{"guess-unknown", []string{"engine/unknown-status-refused"}},
 			{"start-ignores-key", []string{"engine/start-idempotent"}},
 			{"ignores-cancel", []string{"engine/cancel-reaches-engine"}},
 			{"drops-error", []string{"engine/records-follow-registry"}},
 		}},
-		{conform.SuiteBuilder, memstore.NewBuilderMutant, []mutant{
+		{builder.Suite.Name, memstore.NewBuilderMutant, []mutant{
 			{"retries-step", []string{"builder/step-called-once"}},
 			{"skips-sleep", []string{"builder/sleep-durable-timer"}},
 			{"signal-by-node", []string{"builder/approval-signal"}},

@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -110,7 +109,7 @@ func (m *refRegistry) Record(_ context.Context, in registry.Record) (string, err
 			return r.ID, nil
 		}
 	}
-	r := &registry.Run{ID: newUUID(), Engine: in.Engine, ExternalID: in.ExternalID, Definition: in.Definition, Status: in.Status,
+	r := &registry.Run{ID: conform.NewUUID(), Engine: in.Engine, ExternalID: in.ExternalID, Definition: in.Definition, Status: in.Status,
 		Tenant: opt(in.Tenant), Actor: opt(in.Actor), Attributes: normalize(in.Attributes), Error: errp,
 		CreatedAt: tp(now), UpdatedAt: tp(now)}
 	if in.StartedAt != nil {
@@ -238,18 +237,6 @@ func deref[T any](p *T) any {
 		return nil
 	}
 	return *p
-}
-
-// newUUID returns a random version 4 UUID, as the blocks' gen_random_uuid
-// would.
-func newUUID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // Grant gives user permission in tenant, as the access module's

@@ -16,6 +16,10 @@ import (
 
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -61,10 +65,10 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		return nil, err
 	}
 	for suite, fn := range map[string]string{
-		conform.SuiteStreams:   "better_supabase.stream_append",
-		conform.SuiteRegistry:  "better_supabase.record_workflow_run",
-		conform.SuiteChat:      "better_supabase.claim_ai_chat_stream",
-		conform.SuiteChatState: "better_supabase.chat_state_acquire_lock",
+		streams.Suite.Name:   "better_supabase.stream_append",
+		registry.Suite.Name:  "better_supabase.record_workflow_run",
+		chat.Suite.Name:      "better_supabase.claim_ai_chat_stream",
+		chatstate.Suite.Name: "better_supabase.chat_state_acquire_lock",
 	} {
 		var ok bool
 		if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
@@ -87,14 +91,6 @@ func (p *pgStore) Name() string {
 		return "pg (" + p.srv.Strategy() + ")"
 	}
 	return "pg (" + p.srv.Strategy() + ", blocks from " + p.set.Source() + ")"
-}
-
-func (p *pgStore) Supports(suite string) error {
-	switch suite {
-	case conform.SuiteCredentials, conform.SuiteEngine, conform.SuiteGraphCompiler, conform.SuiteBuilder:
-		return conform.NotImplemented("checks an adapter's own code, not a block: use --store=bridge")
-	}
-	return p.missing[suite]
 }
 
 func (p *pgStore) Close() error {
@@ -137,29 +133,6 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 		_ = p.srv.DropDatabase(context.Background(), db.name)
 	})
 	return db, nil
-}
-
-func (p *pgStore) NewSubject(ctx context.Context, c *conform.Case) (*conform.Subject, func(), error) {
-	db, release := p.shared, func() {}
-	if c.Isolated {
-		var err error
-		if db, err = p.clone(ctx); err != nil {
-			return nil, nil, err
-		}
-		release = func() {
-			db.close()
-			_ = p.srv.DropDatabase(context.Background(), db.name)
-		}
-	}
-	s := &conform.Subject{Prefix: p.prefix()}
-	streams := pgStreams{db: db}
-	switch c.Suite {
-	case conform.SuiteStreams:
-		s.Streams = streams
-	case conform.SuiteChat:
-		s.Chat = pgChat{db: db, streams: streams}
-	}
-	return s, release, nil
 }
 
 // pgDB is one database with a small pool of connections that act as the
@@ -393,7 +366,7 @@ func (s pgStreams) APIVersion() int { return 1 }
 // StoreName is the TS interface's name.
 func (s pgStreams) StoreName() string { return "postgres" }
 
-func (s pgStreams) Open(ctx context.Context, id string, o conform.OpenOptions) (bool, error) {
+func (s pgStreams) Open(ctx context.Context, id string, o streams.OpenOptions) (bool, error) {
 	var created bool
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		if o.Owner != "" {
@@ -415,15 +388,15 @@ func (s pgStreams) Open(ctx context.Context, id string, o conform.OpenOptions) (
 	return created, err
 }
 
-func (s pgStreams) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
+func (s pgStreams) Append(ctx context.Context, id string, from int, chunks []string) (streams.AppendResult, error) {
 	return pgAppend(ctx, s.db.with, id, from, chunks)
 }
 
-func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) error) error, id string, from int, chunks []string) (conform.AppendResult, error) {
+func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) error) error, id string, from int, chunks []string) (streams.AppendResult, error) {
 	if chunks == nil {
 		chunks = []string{}
 	}
-	var r conform.AppendResult
+	var r streams.AppendResult
 	err := with(ctx, func(c *pgx.Conn) error {
 		_, err := jsonInto(ctx, c, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
 		return err
@@ -431,8 +404,8 @@ func pgAppend(ctx context.Context, with func(context.Context, func(*pgx.Conn) er
 	return r, err
 }
 
-func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, limit int) (conform.Page, error) {
-	var p conform.Page
+func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, limit int) (streams.Page, error) {
+	var p streams.Page
 	_, err := jsonInto(ctx, q, &p, "select better_supabase.stream_read($1, $2, $3)", id, from, limit)
 	if p.Chunks == nil {
 		p.Chunks = []string{}
@@ -440,8 +413,8 @@ func (s pgStreams) readPage(ctx context.Context, q queryer, id string, from, lim
 	return p, err
 }
 
-func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (conform.Page, error) {
-	var p conform.Page
+func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (streams.Page, error) {
+	var p streams.Page
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		p, err = s.readPage(ctx, c, id, from, limit)
@@ -452,7 +425,7 @@ func (s pgStreams) ReadPage(ctx context.Context, id string, from, limit int) (co
 
 // liveRead pages through a stream until it is done, polling while the
 // writer is behind (plain PostgreSQL has no Realtime to wake readers).
-func liveReadPG(ctx context.Context, page func(from int) (conform.Page, error), from int) ([]string, error) {
+func liveReadPG(ctx context.Context, page func(from int) (streams.Page, error), from int) ([]string, error) {
 	out := []string{}
 	next := max(from, 0)
 	wait := time.Millisecond
@@ -476,18 +449,18 @@ func liveReadPG(ctx context.Context, page func(from int) (conform.Page, error), 
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return nil, &conform.StoreError{Hint: conform.HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
+			return nil, &conform.StoreError{Hint: streams.HintReadTimeout, Message: "the stream was not closed: " + ctx.Err().Error()}
 		}
 		wait = min(wait*2, 20*time.Millisecond)
 	}
 }
 
 func (s pgStreams) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
-	return liveReadPG(ctx, func(from int) (conform.Page, error) { return s.ReadPage(ctx, id, from, 10000) }, from)
+	return liveReadPG(ctx, func(from int) (streams.Page, error) { return s.ReadPage(ctx, id, from, 10000) }, from)
 }
 
-func (s pgStreams) status(ctx context.Context, q queryer, id string) (*conform.StreamStatus, error) {
-	var st conform.StreamStatus
+func (s pgStreams) status(ctx context.Context, q queryer, id string) (*streams.Status, error) {
+	var st streams.Status
 	found, err := jsonInto(ctx, q, &st, "select better_supabase.stream_status($1)", id)
 	if err != nil || !found {
 		return nil, err
@@ -495,8 +468,8 @@ func (s pgStreams) status(ctx context.Context, q queryer, id string) (*conform.S
 	return &st, nil
 }
 
-func (s pgStreams) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
-	var st *conform.StreamStatus
+func (s pgStreams) Status(ctx context.Context, id string) (*streams.Status, error) {
+	var st *streams.Status
 	err := s.db.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		st, err = s.status(ctx, c, id)
@@ -536,7 +509,7 @@ func (s pgStreams) AgeStream(ctx context.Context, id string, d time.Duration) er
 	return s.db.ageRows(ctx, "streams", "id = $1", id, d)
 }
 
-func (s pgStreams) As(c conform.Caller) conform.StreamView { return pgView{s, c} }
+func (s pgStreams) As(c conform.Caller) streams.View { return pgView{s, c} }
 
 // pgView calls the stream functions as a caller other than the service
 // role, inside a transaction that sets the role and the JWT claims.
@@ -546,8 +519,8 @@ type pgView struct {
 }
 
 func (v pgView) ReadAll(ctx context.Context, id string, from int) ([]string, error) {
-	return liveReadPG(ctx, func(from int) (conform.Page, error) {
-		var p conform.Page
+	return liveReadPG(ctx, func(from int) (streams.Page, error) {
+		var p streams.Page
 		err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 			var err error
 			p, err = v.s.readPage(ctx, tx, id, from, 10000)
@@ -557,8 +530,8 @@ func (v pgView) ReadAll(ctx context.Context, id string, from int) ([]string, err
 	}, from)
 }
 
-func (v pgView) Status(ctx context.Context, id string) (*conform.StreamStatus, error) {
-	var st *conform.StreamStatus
+func (v pgView) Status(ctx context.Context, id string) (*streams.Status, error) {
+	var st *streams.Status
 	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 		var err error
 		st, err = v.s.status(ctx, tx, id)
@@ -575,8 +548,8 @@ func (v pgView) Cancel(ctx context.Context, id string) (bool, error) {
 	return ok, err
 }
 
-func (v pgView) Append(ctx context.Context, id string, from int, chunks []string) (conform.AppendResult, error) {
-	var r conform.AppendResult
+func (v pgView) Append(ctx context.Context, id string, from int, chunks []string) (streams.AppendResult, error) {
+	var r streams.AppendResult
 	err := v.s.db.as(ctx, v.who, func(tx pgx.Tx) error {
 		_, err := jsonInto(ctx, tx, &r, "select better_supabase.stream_append($1, $2, $3::text[])", id, from, chunks)
 		return err
@@ -589,7 +562,7 @@ type pgChat struct {
 	streams pgStreams
 }
 
-func (p pgChat) Streams() conform.StreamStore { return p.streams }
+func (p pgChat) Streams() streams.Store { return p.streams }
 
 // chatTenant is the tenant the chat suite's chats belong to: upstream's
 // chats always have one.
@@ -632,10 +605,10 @@ func (p pgChat) NewTenantChat(ctx context.Context, owner, tenant string, shared 
 }
 
 // PathAs reads the chat's current branch as caller c.
-func (p pgChat) PathAs(ctx context.Context, c conform.Caller, chat string) ([]conform.PathEntry, error) {
-	out := []conform.PathEntry{}
+func (p pgChat) PathAs(ctx context.Context, c conform.Caller, chatID string) ([]chat.PathEntry, error) {
+	out := []chat.PathEntry{}
 	err := p.db.as(ctx, c, func(tx pgx.Tx) error {
-		_, err := jsonInto(ctx, tx, &out, "select better_supabase.ai_message_path($1::uuid)", chat)
+		_, err := jsonInto(ctx, tx, &out, "select better_supabase.ai_message_path($1::uuid)", chatID)
 		return err
 	})
 	return out, err
@@ -705,9 +678,9 @@ func (p pgChat) RevokeShare(ctx context.Context, owner, id string) (bool, error)
 }
 
 // Shared reads a link as anon, as whoever holds the token would.
-func (p pgChat) Shared(ctx context.Context, token string) ([]conform.PathEntry, error) {
+func (p pgChat) Shared(ctx context.Context, token string) ([]chat.PathEntry, error) {
 	var r struct {
-		Messages []conform.PathEntry `json:"messages"`
+		Messages []chat.PathEntry `json:"messages"`
 	}
 	err := p.db.as(ctx, conform.Anon, func(tx pgx.Tx) error {
 		_, err := jsonInto(ctx, tx, &r, "select better_supabase.get_shared_ai_chat($1)", token)
@@ -726,21 +699,21 @@ func (p pgChat) call(ctx context.Context, dst any, sql string, args ...any) (boo
 	return found, err
 }
 
-func (p pgChat) AppendUser(ctx context.Context, chat string, m conform.Message, o conform.UserOptions) (conform.MessageResult, error) {
+func (p pgChat) AppendUser(ctx context.Context, chatID string, m chat.Message, o chat.UserOptions) (chat.MessageResult, error) {
 	trigger := o.Trigger
 	if trigger == "" {
 		trigger = "submit-message"
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return conform.MessageResult{}, err
+		return chat.MessageResult{}, err
 	}
-	var r conform.MessageResult
-	_, err = p.call(ctx, &r, "select better_supabase.append_ai_user_message($1::uuid, $2::jsonb, $3, $4)", chat, string(mj), trigger, nullable(o.MessageID))
+	var r chat.MessageResult
+	_, err = p.call(ctx, &r, "select better_supabase.append_ai_user_message($1::uuid, $2::jsonb, $3, $4)", chatID, string(mj), trigger, nullable(o.MessageID))
 	return r, err
 }
 
-func (p pgChat) SaveAssistant(ctx context.Context, chat string, m conform.Message, o conform.AssistantOptions) (conform.MessageResult, error) {
+func (p pgChat) SaveAssistant(ctx context.Context, chatID string, m chat.Message, o chat.AssistantOptions) (chat.MessageResult, error) {
 	status, format := o.Status, o.Format
 	if status == "" {
 		status = "complete"
@@ -750,36 +723,36 @@ func (p pgChat) SaveAssistant(ctx context.Context, chat string, m conform.Messag
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return conform.MessageResult{}, err
+		return chat.MessageResult{}, err
 	}
 	var native any
 	if len(o.Native) > 0 {
 		native = string(o.Native)
 	}
-	var r conform.MessageResult
+	var r chat.MessageResult
 	_, err = p.call(ctx, &r, "select better_supabase.save_ai_assistant_message($1::uuid, $2::jsonb, $3, $4, $5, $6, $7::jsonb, $8::uuid)",
-		chat, string(mj), nullable(o.ParentID), status, nullable(o.Model), format, native, nullable(o.RunID))
+		chatID, string(mj), nullable(o.ParentID), status, nullable(o.Model), format, native, nullable(o.RunID))
 	return r, err
 }
 
-func (p pgChat) Path(ctx context.Context, chat, leaf string, native bool) ([]conform.PathEntry, error) {
-	out := []conform.PathEntry{}
-	_, err := p.call(ctx, &out, "select better_supabase.ai_message_path($1::uuid, $2, $3)", chat, nullable(leaf), native)
+func (p pgChat) Path(ctx context.Context, chatID, leaf string, native bool) ([]chat.PathEntry, error) {
+	out := []chat.PathEntry{}
+	_, err := p.call(ctx, &out, "select better_supabase.ai_message_path($1::uuid, $2, $3)", chatID, nullable(leaf), native)
 	return out, err
 }
 
-func (p pgChat) Claim(ctx context.Context, chat, stream string, o conform.ClaimOptions) (conform.ClaimResult, error) {
+func (p pgChat) Claim(ctx context.Context, chatID, stream string, o chat.ClaimOptions) (chat.ClaimResult, error) {
 	engine := o.Engine
 	if engine == "" {
 		engine = "ai-sdk"
 	}
-	var r conform.ClaimResult
+	var r chat.ClaimResult
 	_, err := p.call(ctx, &r, "select better_supabase.claim_ai_chat_stream($1::uuid, $2, $3, $4, $5, $6)",
-		chat, stream, nullable(o.Model), nullable(o.MessageID), engine, nullable(o.ExternalRunID))
+		chatID, stream, nullable(o.Model), nullable(o.MessageID), engine, nullable(o.ExternalRunID))
 	return r, err
 }
 
-func (p pgChat) Release(ctx context.Context, chat, stream string, o conform.ReleaseOptions) (bool, error) {
+func (p pgChat) Release(ctx context.Context, chat, stream string, o chat.ReleaseOptions) (bool, error) {
 	status := o.Status
 	if status == "" {
 		status = "completed"
@@ -797,9 +770,9 @@ func (p pgChat) Release(ctx context.Context, chat, stream string, o conform.Rele
 	return ok, err
 }
 
-func (p pgChat) Stop(ctx context.Context, chat string) (*conform.StopResult, error) {
-	var r conform.StopResult
-	found, err := p.call(ctx, &r, "select better_supabase.request_ai_chat_stop($1::uuid)", chat)
+func (p pgChat) Stop(ctx context.Context, chatID string) (*chat.StopResult, error) {
+	var r chat.StopResult
+	found, err := p.call(ctx, &r, "select better_supabase.request_ai_chat_stop($1::uuid)", chatID)
 	if err != nil || !found {
 		return nil, err
 	}

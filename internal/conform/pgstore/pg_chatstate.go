@@ -22,7 +22,7 @@ import (
 // because on a bridge the clock is the whole store's; here it is not, so
 // they need no database to themselves.
 func (p *pgStore) ChatState(context.Context) (conform.Opener[chatstate.State], error) {
-	if err := p.missing[conform.SuiteChatState]; err != nil {
+	if err := p.missing[chatstate.Suite.Name]; err != nil {
 		return nil, err
 	}
 	return func(t *conform.T) (chatstate.State, error) {

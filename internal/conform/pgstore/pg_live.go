@@ -5,14 +5,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/jackc/pgx/v5"
 )
 
 // StatusDetails is stream_status with the kind and the expiry it reports.
-func (s pgStreams) StatusDetails(ctx context.Context, id string) (*conform.StreamDetails, error) {
+func (s pgStreams) StatusDetails(ctx context.Context, id string) (*streams.Details, error) {
 	var st struct {
-		conform.StreamStatus
+		streams.Status
 		Kind      string    `json:"kind"`
 		ExpiresAt time.Time `json:"expires_at"`
 	}
@@ -25,12 +25,12 @@ func (s pgStreams) StatusDetails(ctx context.Context, id string) (*conform.Strea
 	if err != nil || !found {
 		return nil, err
 	}
-	return &conform.StreamDetails{StreamStatus: st.StreamStatus, Kind: st.Kind, ExpiresAt: st.ExpiresAt}, nil
+	return &streams.Details{Status: st.Status, Kind: st.Kind, ExpiresAt: st.ExpiresAt}, nil
 }
 
 // ReadLive is the live read as a client of the blocks makes it on plain
 // PostgreSQL: pages of stream_read, polled while the writer is behind.
-func (s pgStreams) ReadLive(_ context.Context, id string, from int) (conform.LiveRead, error) {
+func (s pgStreams) ReadLive(_ context.Context, id string, from int) (streams.LiveRead, error) {
 	return &pgLive{s: s, id: id, next: max(from, 0), stop: make(chan struct{})}, nil
 }
 
@@ -40,17 +40,17 @@ type pgLive struct {
 	next int
 
 	mu    sync.Mutex
-	ended *conform.Delivery
+	ended *streams.Delivery
 	stop  chan struct{}
 }
 
-func (r *pgLive) end() *conform.Delivery {
+func (r *pgLive) end() *streams.Delivery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.ended
 }
 
-func (r *pgLive) Next(ctx context.Context) (conform.Delivery, error) {
+func (r *pgLive) Next(ctx context.Context) (streams.Delivery, error) {
 	wait := time.Millisecond
 	for {
 		if e := r.end(); e != nil {
@@ -58,7 +58,7 @@ func (r *pgLive) Next(ctx context.Context) (conform.Delivery, error) {
 		}
 		p, err := r.s.ReadPage(ctx, r.id, r.next, 10000)
 		if err != nil {
-			return conform.Delivery{}, err
+			return streams.Delivery{}, err
 		}
 		r.mu.Lock()
 		if r.ended != nil {
@@ -69,12 +69,12 @@ func (r *pgLive) Next(ctx context.Context) (conform.Delivery, error) {
 		}
 		switch {
 		case len(p.Chunks) > 0:
-			d := conform.Delivery{From: r.next, Chunks: p.Chunks}
+			d := streams.Delivery{From: r.next, Chunks: p.Chunks}
 			r.next = p.Next
 			r.mu.Unlock()
 			return d, nil
 		case !p.Found || p.Done:
-			r.ended = &conform.Delivery{End: true}
+			r.ended = &streams.Delivery{End: true}
 			r.mu.Unlock()
 			return *r.ended, nil
 		}
@@ -83,7 +83,7 @@ func (r *pgLive) Next(ctx context.Context) (conform.Delivery, error) {
 		case <-time.After(wait):
 		case <-r.stop:
 		case <-ctx.Done():
-			return conform.Delivery{}, ctx.Err()
+			return streams.Delivery{}, ctx.Err()
 		}
 		wait = min(wait*2, 20*time.Millisecond)
 	}
@@ -95,7 +95,7 @@ func (r *pgLive) Abort(context.Context) (bool, error) {
 	if r.ended != nil {
 		return false, nil
 	}
-	r.ended = &conform.Delivery{End: true, Aborted: true}
+	r.ended = &streams.Delivery{End: true, Aborted: true}
 	close(r.stop)
 	return true, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
 )
@@ -140,7 +141,7 @@ func TestPGMutantsCaught(t *testing.T) {
 			// whether they move the clock or not).
 			var cases []conform.Case
 			for _, c := range suites.Cases() {
-				if !c.Isolated || c.Suite == conform.SuiteChatState {
+				if !c.Isolated || c.Suite == chatstate.Suite.Name {
 					cases = append(cases, c)
 				}
 			}

@@ -1,7 +1,8 @@
 // Package storebench measures a conformance store's StreamStore (conform
 // --bench): append throughput and latency with concurrent writers, then
 // read throughput and latency with as many readers. It drives any
-// conform.Store, as the suites do, and imports none of them.
+// conform.Store that offers the streams suite, through that suite's
+// provider, and imports none of the stores.
 package storebench
 
 import (
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // Options size a store benchmark.
@@ -60,8 +62,13 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // each number of concurrent writers (each writing its own stream), then
 // read throughput and latency with as many concurrent readers.
 func Run(ctx context.Context, store conform.Store, o Options) ([]Result, error) {
-	if err := store.Supports(conform.SuiteStreams); err != nil {
+	if err := streams.Suite.Open(ctx, store); err != nil {
 		return nil, fmt.Errorf("the store cannot be benchmarked: %w", err)
+	}
+	// The store implements the suite: Open said so.
+	open, err := store.(streams.Provider).Streams(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if len(o.Writers) == 0 {
 		o.Writers = []int{1, 8}
@@ -78,12 +85,14 @@ func Run(ctx context.Context, store conform.Store, o Options) ([]Result, error) 
 	chunk := strings.Repeat("x", o.ChunkBytes)
 	var out []Result
 	for _, w := range o.Writers {
-		subj, release, err := store.NewSubject(ctx, &conform.Case{ID: "bench", Suite: conform.SuiteStreams})
-		if err != nil {
-			return nil, err
-		}
-		res, err := benchLevel(ctx, subj, w, o, chunk)
-		release()
+		// Each level writes streams of a fresh subject, as an ordinary
+		// case of the suite would.
+		var res Result
+		err := conform.Borrow(ctx, &conform.Case{ID: "bench", Suite: streams.Suite.Name}, open, func(t *conform.T, s streams.Subject) error {
+			var err error
+			res, err = benchLevel(ctx, t, s, w, o, chunk)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -116,12 +125,12 @@ func parallel(ctx context.Context, n int, count func(int) int, op func(ctx conte
 	return slices.Concat(lat...), wall, errors.Join(errs...)
 }
 
-func benchLevel(ctx context.Context, s *conform.Subject, writers int, o Options, chunk string) (Result, error) {
-	st := s.Streams
+func benchLevel(ctx context.Context, t *conform.T, s streams.Subject, writers int, o Options, chunk string) (Result, error) {
+	st := s.Store
 	ids := make([]string, writers)
 	for i := range ids {
-		ids[i] = s.ID("bench")
-		if _, err := st.Open(ctx, ids[i], conform.OpenOptions{}); err != nil {
+		ids[i] = t.ID("bench")
+		if _, err := st.Open(ctx, ids[i], streams.OpenOptions{}); err != nil {
 			return Result{}, err
 		}
 	}
@@ -149,7 +158,7 @@ func benchLevel(ctx context.Context, s *conform.Subject, writers int, o Options,
 			return Result{}, err
 		}
 	}
-	pager, paged := st.(conform.StreamPager)
+	pager, paged := st.(streams.Pager)
 	var chunks sync.Map
 	lat, wall, err = parallel(ctx, writers, share(o.Reads), func(ctx context.Context, w, i int) error {
 		n := perWriter(w)

@@ -10,18 +10,20 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
 // All lists every suite, in run order.
 var All = []*conform.Suite{
-	conform.TableSuite(conform.SuiteStreams),
+	streams.Suite,
 	registry.Suite,
-	conform.TableSuite(conform.SuiteChat),
+	chat.Suite,
 	chatstate.Suite,
 	credentials.Suite,
 	engine.Suite,

@@ -1,0 +1,213 @@
+package streams
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/conform"
+)
+
+// The cases of purges, TTLs and purge windows. Where the store ages rows
+// or moves its clock, an hour is their unit of time; where the cases wait
+// in real time, a second is, and holds (see conform.Timed.Hold) keep each
+// case's purge from taking what another case still waits for.
+
+const day = 24 * time.Hour
+
+// timeMode is how a TTL case makes time pass for the store.
+type timeMode int
+
+const (
+	// ageRows shifts the timestamps of the case's own streams.
+	ageRows timeMode = iota
+	// moveClock moves the store's whole clock.
+	moveClock
+	// waitReal waits in real time.
+	waitReal
+)
+
+// timed is a TTL case's conform.Timed, whose steps record their failures
+// on the case, with the way it makes time pass: some cases take other
+// steps, or other lengths of time, for each.
+type timed struct {
+	*conform.Timed
+	t    *conform.T
+	mode timeMode
+}
+
+// newTimed returns the timed of t's case. Its mode is the one
+// conform.NewTimed picks: rows are aged when the store can, the clock
+// moved when it has one, and the case waits otherwise.
+func newTimed(t *conform.T, s Subject) timed {
+	mode := moveClock
+	switch {
+	case s.Age != nil:
+		mode = ageRows
+	case t.Clock() == nil:
+		mode = waitReal
+	}
+	return timed{conform.NewTimed(t, name, s.Age), t, mode}
+}
+
+// do runs fn, the case's body (see conform.Timed.Run); why the body could
+// not run is one more failure.
+func (c timed) do(fn func()) {
+	c.t.Error(c.Run(c.t.Context(), func() error { fn(); return nil }))
+}
+
+// purging runs fn, a purge with window, as a whole-store step (see
+// conform.Timed.Purge).
+func (c timed) purging(window time.Duration, fn func()) {
+	c.t.Error(c.Purge(c.t.Context(), window, func() error { fn(); return nil }))
+}
+
+// elapse makes d pass for the streams ids (see conform.Timed.Pass); the
+// case stops when it cannot.
+func (c timed) elapse(d time.Duration, since time.Time, ids ...string) {
+	if err := c.Pass(c.t.Context(), d, since, ids...); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// alone runs fn as a whole-store step with effect e (see conform.T.Alone).
+func alone(t *conform.T, e conform.Effect, fn func()) {
+	t.Error(t.Alone(e, func() error { fn(); return nil }))
+}
+
+func purgeReturnsCount(t *conform.T, s Subject) {
+	alone(t, conform.PurgeOf(name, day), func() {
+		n, err := s.Purge(t.Context(), 0)
+		t.Must("purge", err)
+		t.That(n >= 0, "purge count", "an integer >= 0", n)
+	})
+}
+
+func purgeKeepsLiveAndRecent(t *conform.T, s Subject) {
+	alone(t, conform.PurgeOf(name, time.Hour), func() {
+		open := openStream(t, s, OpenOptions{})
+		closed := openStream(t, s, OpenOptions{})
+		appendOK(t, s, closed, 0, "done")
+		closeOK(t, s, closed)
+		_, err := s.Purge(t.Context(), time.Hour)
+		t.Must("purge", err)
+		t.Eq("status of the open stream after purge", statusOf(t, s, open), &Status{})
+		t.Eq("status of the stream closed just now after a purge with olderThan 1 hour", statusOf(t, s, closed), &Status{Next: 1, Closed: true})
+	})
+}
+
+func ttlExpiredPurged(t *conform.T, s Subject) {
+	tm := newTimed(t, s)
+	tm.do(func() {
+		ttl := tm.Unit
+		tm.Hold(conform.HoldExpiry, tm.Now().Add(ttl))
+		id := openStream(t, s, OpenOptions{TTL: ttl})
+		opened := tm.Now()
+		appendOK(t, s, id, 0, "a")
+		tm.elapse(ttl+tm.Unit/5, opened, id)
+		tm.purging(30*day, func() {
+			n, err := s.Purge(t.Context(), 30*day)
+			t.Must("purge", err)
+			st := statusOf(t, s, id)
+			t.That(n >= 1, "purge count", "at least 1", n)
+			t.Eq("status after purge", st, (*Status)(nil))
+		})
+	})
+}
+
+func ttlUnexpiredKept(t *conform.T, s Subject) {
+	tm := newTimed(t, s)
+	// Older than the purge window, within its TTL.
+	ttl, age, window := 30*day, 29*day, time.Hour
+	if tm.mode == waitReal {
+		ttl, age, window = time.Hour, 1200*time.Millisecond, time.Second
+	}
+	tm.do(func() {
+		id := openStream(t, s, OpenOptions{TTL: ttl})
+		opened := tm.Now()
+		appendOK(t, s, id, 0, "a")
+		tm.elapse(age, opened, id)
+		tm.purging(window, func() {
+			_, err := s.Purge(t.Context(), window)
+			t.Must("purge", err)
+			t.Eq("status after purge", statusOf(t, s, id), &Status{Next: 1})
+		})
+	})
+}
+
+func purgeClosedWindow(t *conform.T, s Subject) {
+	tm := newTimed(t, s)
+	// One stream closed 1.5 windows before the purge, one half a window
+	// before it (when the cases wait, just before it).
+	window := time.Hour
+	if tm.mode == waitReal {
+		window = time.Second
+	}
+	tm.do(func() {
+		var ids []string
+		for range 2 {
+			id := openStream(t, s, OpenOptions{TTL: 30 * day})
+			appendOK(t, s, id, 0, "a")
+			ids = append(ids, id)
+		}
+		old, young := ids[0], ids[1]
+		tm.Hold(conform.HoldAge, tm.Now())
+		closeOK(t, s, old)
+		closed := tm.Now()
+		switch tm.mode {
+		case ageRows:
+			closeOK(t, s, young)
+			tm.elapse(window*3/2, closed, old)
+			tm.elapse(window/2, closed, young)
+		case moveClock:
+			tm.elapse(window, closed)
+			closeOK(t, s, young)
+			tm.elapse(window/2, closed)
+		case waitReal:
+			tm.elapse(window+window/5, closed)
+		}
+		tm.purging(window, func() {
+			if tm.mode == waitReal {
+				// Closed within the step, so that no wait for other
+				// cases can age it past the window.
+				closeOK(t, s, young)
+			}
+			n, err := s.Purge(t.Context(), window)
+			t.Must("purge", err)
+			t.Eq(fmt.Sprintf("status of a stream closed less than the window (%s) ago, after a purge", window), statusOf(t, s, young), &Status{Next: 1, Closed: true})
+			st := statusOf(t, s, old)
+			t.That(n >= 1, "purge count", "at least 1 (the stream closed longer than the window ago)", n)
+			t.Eq(fmt.Sprintf("status of a stream closed longer than the window (%s) ago, after a purge", window), st, (*Status)(nil))
+		})
+	})
+}
+
+func openExpiredUnchanged(t *conform.T, s Subject) {
+	tm := newTimed(t, s)
+	tm.do(func() {
+		ttl := tm.Unit
+		tm.Hold(conform.HoldExpiry, tm.Now().Add(ttl))
+		id := openStream(t, s, OpenOptions{TTL: ttl})
+		opened := tm.Now()
+		appendOK(t, s, id, 0, "a", "b")
+		tm.elapse(ttl+tm.Unit/5, opened, id)
+		// Expired, not purged: no purge comes before these checks (the
+		// hold), and none need wait for the purge of this case.
+		again, err := s.Open(t.Context(), id, OpenOptions{TTL: 30 * day})
+		t.Must("second open", err)
+		st := statusOf(t, s, id)
+		tm.Release()
+		t.Eq("open of the expired id", again, false)
+		t.Eq("status before purge", st, &Status{Next: 2})
+		tm.purging(30*day, func() {
+			n, err := s.Purge(t.Context(), 30*day)
+			t.Must("purge", err)
+			gone := statusOf(t, s, id)
+			if tm.mode != waitReal {
+				// Waiting in real time, another case's purge may have
+				// taken it first; it must be gone all the same.
+				t.That(n >= 1, "purge count", "at least 1 (the TTL was not renewed)", n)
+			}
+			t.Eq("status after purge (the TTL was not renewed)", gone, (*Status)(nil))
+		})
+	})
+}
