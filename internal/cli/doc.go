@@ -22,7 +22,9 @@
 //	cmd/bsadapter internal/cmd/docgen
 //	internal/docgen
 //	internal/cli
-//	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
+//	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench internal/conform/suites
+//	internal/conform/suites/builder
+//	internal/conform/suites/graphcompiler
 //	internal/conform
 //	internal/report
 //	internal/bridge internal/pgserver internal/config internal/termsetup blocks schemas templates
