@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/report"
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +23,7 @@ against: supabase-base (the Supabase roles and auth pieces, for plain
 PostgreSQL), streams, ai-chat, chat-sdk-state and workflows, all in schema
 better_supabase.`,
 	}
-	cmd.AddCommand(newBlocksListCmd(app), newBlocksSQLCmd(app), newBlocksInstallCmd(app))
+	cmd.AddCommand(newBlocksListCmd(app, nil), newBlocksSQLCmd(app, nil), newBlocksInstallCmd(app, nil))
 	return cmd
 }
 
@@ -33,14 +33,19 @@ type blocksListOptions struct {
 	blocks string
 }
 
-func newBlocksListCmd(app *App) *cobra.Command {
+func newBlocksListCmd(app *App, runF func(context.Context, *blocksListOptions) error) *cobra.Command {
 	opts := &blocksListOptions{app: app}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Short:   "List the embedded modules: name, version, requires, functions",
 		Example: "  bsadapter blocks list\n  bsadapter blocks list --format json",
 		Args:    cobra.NoArgs,
-		RunE:    func(c *cobra.Command, _ []string) error { return runBlocksList(c.Context(), opts) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runBlocksList(c.Context(), opts)
+		},
 	}
 	addFormatFlag(cmd, &opts.format, "text or json", "", textJSON...)
 	addBlocksFlag(cmd, &opts.blocks)
@@ -49,7 +54,7 @@ func newBlocksListCmd(app *App) *cobra.Command {
 
 func runBlocksList(_ context.Context, opts *blocksListOptions) error {
 	app := opts.app
-	set, err := blockSet(opts.blocks)
+	set, err := app.Blocks(opts.blocks)
 	if err != nil {
 		return err
 	}
@@ -85,7 +90,7 @@ type blocksSQLOptions struct {
 	blocks string
 }
 
-func newBlocksSQLCmd(app *App) *cobra.Command {
+func newBlocksSQLCmd(app *App, runF func(context.Context, *blocksSQLOptions) error) *cobra.Command {
 	opts := &blocksSQLOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "sql [NAME...]",
@@ -100,6 +105,9 @@ statement leaves what already exists alone, so running it twice is harmless.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.names = args
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runBlocksSQL(c.Context(), opts)
 		},
 	}
@@ -108,7 +116,7 @@ statement leaves what already exists alone, so running it twice is harmless.`,
 }
 
 func runBlocksSQL(_ context.Context, opts *blocksSQLOptions) error {
-	set, err := blockSet(opts.blocks)
+	set, err := opts.app.Blocks(opts.blocks)
 	if err != nil {
 		return err
 	}
@@ -134,9 +142,11 @@ type blocksInstallOptions struct {
 	format string
 	names  []string
 	blocks string
+	// envDSN is BSADAPTER_DSN, the DSN when --dsn is left out.
+	envDSN string
 }
 
-func newBlocksInstallCmd(app *App) *cobra.Command {
+func newBlocksInstallCmd(app *App, runF func(context.Context, *blocksInstallOptions) error) *cobra.Command {
 	opts := &blocksInstallOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "install --dsn URL [NAME...]",
@@ -152,6 +162,10 @@ supabase-base is skipped on a Supabase database, which has those pieces.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.names = args
+			opts.envDSN = app.getenv("BSADAPTER_DSN")
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runBlocksInstall(c.Context(), opts)
 		},
 	}
@@ -161,40 +175,61 @@ supabase-base is skipped on a Supabase database, which has those pieces.`,
 	return cmd
 }
 
+// checkDSN is blocks install's flag rule, which waits until the modules
+// are known (an unknown one is the first thing to say): a database to
+// install into, from --dsn or BSADAPTER_DSN.
+func (o *blocksInstallOptions) checkDSN() (string, error) {
+	dsn := o.dsn
+	if dsn == "" {
+		dsn = o.envDSN
+	}
+	if dsn == "" {
+		return "", usageErr("pass --dsn postgres://user@host:port/database or set BSADAPTER_DSN; to get the SQL instead, run 'bsadapter blocks sql'",
+			"blocks install needs the database to install into")
+	}
+	return dsn, nil
+}
+
 func runBlocksInstall(ctx context.Context, opts *blocksInstallOptions) error {
-	app, args := opts.app, opts.names
-	set, err := blockSet(opts.blocks)
+	set, err := opts.app.Blocks(opts.blocks)
 	if err != nil {
 		return err
 	}
-	if _, err := set.Resolve(args...); err != nil {
+	if _, err := set.Resolve(opts.names...); err != nil {
 		return moduleErr(err)
 	}
-	dsn := app.dsnOr(opts.dsn)
-	if dsn == "" {
-		return usageErr("pass --dsn postgres://user@host:port/database or set BSADAPTER_DSN; to get the SQL instead, run 'bsadapter blocks sql'",
-			"blocks install needs the database to install into")
+	dsn, err := opts.checkDSN()
+	if err != nil {
+		return err
 	}
-	cfg, err := pgx.ParseConfig(dsn)
+	target, err := pgserver.ParseDSN(dsn)
 	if err != nil {
 		return usageErr("use postgres://user:password@host:port/database or host=... dbname=... keywords", "cannot parse the connection string: %v", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	conn, err := pgx.ConnectConfig(cctx, cfg)
+	conn, err := target.Connect(cctx)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return envErr(fmt.Errorf("cannot connect to database %s on %s:%d: %w", cfg.Database, cfg.Host, cfg.Port, err), "check the connection string and that the server is running")
+		return envErr(fmt.Errorf("cannot connect to database %s on %s:%d: %w", target.Database, target.Host, target.Port, err), "check the connection string and that the server is running")
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	rep, err := set.Install(ctx, conn, args...)
+	rep, err := set.Install(ctx, conn, opts.names...)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
+	return writeInstall(opts, set, target.Database, rep, err)
+}
+
+// writeInstall prints what install did to each module in the --format
+// asked for, then, for a failure, the error; for text, a last word on
+// stderr.
+func writeInstall(opts *blocksInstallOptions, set *blocks.Set, database string, rep blocks.Report, installErr error) error {
+	app := opts.app
 	if opts.format == "json" {
-		doc := report.NewInstall(cfg.Database, rep.Modules, err)
+		doc := report.NewInstall(database, rep.Modules, installErr)
 		if !set.IsEmbedded() {
 			doc.Source = set.Source()
 		}
@@ -202,20 +237,10 @@ func runBlocksInstall(ctx context.Context, opts *blocksInstallOptions) error {
 			return encErr
 		}
 	} else {
-		for _, m := range rep.Modules {
-			what := map[string]string{
-				blocks.Installed: app.Style.Green("installed"),
-				blocks.Already:   app.Style.Dim("already installed"),
-				blocks.Skipped:   app.Style.Yellow("skipped") + " (the database provides it)",
-			}[m.Action]
-			if m.Action == blocks.Installed && m.Found != "" {
-				what = app.Style.Green("upgraded") + " from version " + m.Found
-			}
-			fmt.Fprintf(app.Out, "%s %s: %s\n", m.Name, m.Version, what)
-		}
+		writeInstallText(app, rep)
 	}
-	if err != nil {
-		return envErr(err, "nothing of the failed module was kept (its transaction was rolled back); fix the cause and run the command again")
+	if installErr != nil {
+		return envErr(installErr, "nothing of the failed module was kept (its transaction was rolled back); fix the cause and run the command again")
 	}
 	if opts.format == "text" {
 		from := ""
@@ -223,10 +248,26 @@ func runBlocksInstall(ctx context.Context, opts *blocksInstallOptions) error {
 			from = " from " + set.Source()
 		}
 		if rep.Changed() {
-			fmt.Fprintf(app.Err, "installed into database %s%s\n", cfg.Database, from)
+			fmt.Fprintf(app.Err, "installed into database %s%s\n", database, from)
 		} else {
-			fmt.Fprintf(app.Err, "nothing to do: database %s has every module already\n", cfg.Database)
+			fmt.Fprintf(app.Err, "nothing to do: database %s has every module already\n", database)
 		}
 	}
 	return nil
+}
+
+// writeInstallText writes one line per module: installed, upgraded,
+// already installed or skipped.
+func writeInstallText(app *App, rep blocks.Report) {
+	for _, m := range rep.Modules {
+		what := map[string]string{
+			blocks.Installed: app.Style.Green("installed"),
+			blocks.Already:   app.Style.Dim("already installed"),
+			blocks.Skipped:   app.Style.Yellow("skipped") + " (the database provides it)",
+		}[m.Action]
+		if m.Action == blocks.Installed && m.Found != "" {
+			what = app.Style.Green("upgraded") + " from version " + m.Found
+		}
+		fmt.Fprintf(app.Out, "%s %s: %s\n", m.Name, m.Version, what)
+	}
 }

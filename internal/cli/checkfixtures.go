@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -34,10 +33,12 @@ type checkFixturesOptions struct {
 	seed         uint64
 	seedSet      bool
 	float64      bool
+	// now gives the time a generated run's seed is made from.
+	now func() time.Time
 }
 
-func newCheckFixturesCmd(app *App) *cobra.Command {
-	opts := &checkFixturesOptions{app: app}
+func newCheckFixturesCmd(app *App, runF func(context.Context, *checkFixturesOptions) error) *cobra.Command {
+	opts := &checkFixturesOptions{app: app, now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "check-fixtures [PATH...]",
 		Short: "Validate fixture messages and their round trips through the adapter's converters",
@@ -85,6 +86,12 @@ to it as NAME.canonical.json; later runs compare against it.`,
 			}
 			opts.paths = args
 			opts.seedSet = c.Flags().Changed("seed")
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runCheckFixtures(c.Context(), opts)
 		},
 	}
@@ -106,165 +113,181 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	return cmd
 }
 
-func runCheckFixtures(ctx context.Context, opts *checkFixturesOptions) error {
-	app, args := opts.app, opts.paths
-	if opts.noBridge && opts.bridge.set {
+// validate holds check-fixtures' flag rules: which flags go together and
+// the ranges of the numbers. It reads nothing but the options.
+func (o *checkFixturesOptions) validate() error {
+	if o.noBridge && o.bridge.set {
 		return usageErr("use one of them", "--bridge and --no-bridge cannot be used together")
 	}
-	if opts.jobs < 0 {
-		return usageErr("", "--jobs must be 0 (automatic) or more, got %d", opts.jobs)
+	if o.jobs < 0 {
+		return usageErr("", "--jobs must be 0 (automatic) or more, got %d", o.jobs)
 	}
-	if opts.timeout <= 0 {
-		return usageErr("e.g. --timeout 30s", "--timeout must be positive, got %s", opts.timeout)
+	if o.timeout <= 0 {
+		return usageErr("e.g. --timeout 30s", "--timeout must be positive, got %s", o.timeout)
 	}
-	if opts.generate < 0 {
-		return usageErr("", "--generate must be 0 (off) or more, got %d", opts.generate)
+	if o.generate < 0 {
+		return usageErr("", "--generate must be 0 (off) or more, got %d", o.generate)
 	}
-	if opts.generate == 0 && (opts.seedSet || opts.float64) {
+	if o.generate == 0 && (o.seedSet || o.float64) {
 		return usageErr("add --generate N", "--seed and --float64 apply to generated round trips only")
 	}
-	if opts.generate > 0 && (opts.update || len(opts.paths) > 0 || opts.noBridge) {
+	if o.generate > 0 && (o.update || len(o.paths) > 0 || o.noBridge) {
 		return usageErr("run the fixtures and the generated round trips separately", "--generate reads no fixtures: it cannot be used with PATHs, --update or --no-bridge")
 	}
-	var required []string
-	for _, p := range opts.requireParts {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
+	for _, p := range o.requiredParts() {
 		if _, ok := schemas.PartDef(p); !ok {
 			return usageErr("the nine part types are: "+strings.Join(schemas.PartTypes, ", "), "--require-parts: unknown part type %q", p)
 		}
-		required = append(required, p)
 	}
+	return nil
+}
 
-	ws, err := findWorkspace("fix bsadapter.json, or run from a folder without one")
+// checkBridge is the flag rule that waits for the bridge to be resolved
+// (from --bridge or bsadapter.json): --generate and --update need one.
+func (o *checkFixturesOptions) checkBridge(have bool) error {
+	if have {
+		return nil
+	}
+	if o.generate > 0 {
+		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--generate sends messages through the converters, so it needs a bridge")
+	}
+	if o.update {
+		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--update writes the converter's canonical forms, so it needs a bridge")
+	}
+	return nil
+}
+
+// requiredParts are the part types of --require-parts, blanks dropped.
+func (o *checkFixturesOptions) requiredParts() []string {
+	var required []string
+	for _, p := range o.requireParts {
+		if p = strings.TrimSpace(p); p != "" {
+			required = append(required, p)
+		}
+	}
+	return required
+}
+
+// request is what the flags ask of the run, for fixtures.OptionsFromConfig.
+func (o *checkFixturesOptions) request(workDir string) fixtures.Request {
+	seed := o.seed
+	if o.generate > 0 && !o.seedSet {
+		seed = uint64(o.now().UnixNano())
+	}
+	return fixtures.Request{
+		Paths: o.paths, Ignore: o.ignore, WorkDir: workDir,
+		Strict: o.strict, RequireParts: o.requiredParts(), Update: o.update, NoNativeRoundTrip: o.noNative,
+		Jobs: o.jobs, Generate: o.generate, Seed: seed, Float64: o.float64,
+	}
+}
+
+func runCheckFixtures(ctx context.Context, o *checkFixturesOptions) error {
+	ws, err := o.app.Workspace("fix bsadapter.json, or run from a folder without one")
 	if err != nil {
 		return err
 	}
-	cfg := ws.cfg
-	var ignore []fixtures.IgnoreRule
-	if cfg != nil {
-		for i, ig := range cfg.RoundTrip.Ignore {
-			if why := fixtures.CheckPattern(ig.Path); why != "" {
-				return usageErr("fix "+cfg.Path, "roundTrip.ignore entry %d (%s): %s", i, ig.Path, why)
-			}
-			ignore = append(ignore, fixtures.IgnoreRule{Pattern: ig.Path, Reason: ig.Reason, Source: "bsadapter.json"})
-		}
+	fo, err := fixtures.OptionsFromConfig(ws.cfg, o.request(ws.dir))
+	if err != nil {
+		return fixturesErr(err)
 	}
-	for _, arg := range opts.ignore {
-		pat, reason, _ := strings.Cut(arg, "=")
-		if why := fixtures.CheckPattern(pat); why != "" {
-			return usageErr("e.g. --ignore '/parts/*/providerMetadata=the SDK fills it in'", "--ignore %q: %s", arg, why)
-		}
-		if reason == "" {
-			reason = "given with --ignore"
-		}
-		ignore = append(ignore, fixtures.IgnoreRule{Pattern: pat, Reason: reason, Source: "--ignore"})
+	bc, err := o.bridgeCommand()
+	if err != nil {
+		return err
 	}
-
-	paths := args
-	if len(paths) == 0 && opts.generate == 0 {
-		switch {
-		case cfg != nil && len(cfg.Fixtures) > 0:
-			paths = cfg.FixturePaths()
-		default:
-			if _, err := os.Stat("fixtures"); err != nil {
-				hint := "pass fixture files or folders, or set \"fixtures\" in bsadapter.json"
-				return usageErr(hint, "no PATH given and there is no ./fixtures folder")
-			}
-			paths = []string{"fixtures"}
-		}
-	}
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			hint := ""
-			if cfg != nil && len(args) == 0 {
-				hint = "the path comes from " + cfg.Path
-			}
-			return envErr(fixtures.PathError(p, err), hint)
-		}
-	}
-
-	var bc *bridgeCommand
-	if !opts.noBridge {
-		bc = opts.bridge.resolve(ws)
-	}
-	if opts.generate > 0 && bc == nil {
-		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--generate sends messages through the converters, so it needs a bridge")
-	}
-	if opts.update && bc == nil {
-		return usageErr("name a bridge with --bridge or bridge.command in bsadapter.json", "--update writes the converter's canonical forms, so it needs a bridge")
-	}
-
 	var client *bridge.Client
 	if bc != nil {
-		bo := bc.options()
-		bo.Timeout, bo.Jobs = opts.timeout, opts.jobs
-		client, err = bridge.Start(ctx, bo)
-		if err != nil {
-			return bc.startErr(ctx, err)
+		if client, err = o.startBridge(ctx, bc); err != nil {
+			return err
 		}
 		defer client.Close()
-		if !client.Capabilities().Converter {
-			return envErr(fmt.Errorf("the bridge %s does not declare the converter capability", strings.Join(bc.argv, " ")), "check-fixtures needs converter.fromSdk and converter.toSdk; pass --no-bridge to check canonical messages")
-		}
+		fo.Bridge = client
 	}
-
-	seed := opts.seed
-	if opts.generate > 0 && !opts.seedSet {
-		seed = uint64(time.Now().UnixNano())
+	if err := fo.UsePartsFromConfig(ws.cfg); err != nil {
+		return fixturesErr(err)
 	}
-	var genParts []string
-	genSource := ""
-	if cfg != nil && len(cfg.RoundTrip.Parts) > 0 && (client == nil || len(client.Capabilities().Parts) == 0) {
-		for _, p := range cfg.RoundTrip.Parts {
-			if _, ok := schemas.PartDef(p); !ok {
-				return usageErr("the nine part types are: "+strings.Join(schemas.PartTypes, ", "), "%s: roundTrip.parts: unknown part type %q", cfg.Path, p)
-			}
-		}
-		genParts, genSource = cfg.RoundTrip.Parts, "roundTrip.parts in bsadapter.json"
-	}
-	var checked atomic.Int64
-	stop := heartbeat(app, app.Err, "check-fixtures", func() string {
-		return fmt.Sprintf("%d messages checked", checked.Load())
-	})
-	rep, err := fixtures.Run(ctx, fixtures.Options{
-		Checked:      &checked,
-		Paths:        paths,
-		WorkDir:      ws.dir,
-		Bridge:       client,
-		Strict:       opts.strict,
-		RequireParts: required,
-		Update:       opts.update,
-		Jobs:         opts.jobs,
-		Ignore:       ignore,
-
-		NoNativeRoundTrip:   opts.noNative,
-		Generate:            opts.generate,
-		Seed:                seed,
-		Float64:             opts.float64,
-		GenerateParts:       genParts,
-		GeneratePartsSource: genSource,
-	})
-	stop()
+	rep, err := o.check(ctx, fo)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if errors.Is(err, fixtures.ErrNoFixtures) {
-			return usageErr("fixture files end in .json, .jsonl or .ndjson", "%v", err)
-		}
-		return envErr(err, "")
+		return err
 	}
 	if client != nil {
 		// Stop the bridge before printing, so a slow shutdown never
 		// delays output and nothing outlives the report.
 		client.Close()
 	}
+	return o.writeReport(rep)
+}
 
-	err = writeResults(app, opts.format, rep, rep, func(w io.Writer) error {
-		return writeFixturesText(w, rep, opts.verbose, app.Style)
+// bridgeCommand is the bridge the run uses (nil in canonical mode), with
+// the rule that --generate and --update need one.
+func (o *checkFixturesOptions) bridgeCommand() (*bridgeCommand, error) {
+	var bc *bridgeCommand
+	if !o.noBridge {
+		var err error
+		if bc, err = o.app.Bridge(&o.bridge, "fix bsadapter.json, or run from a folder without one"); err != nil {
+			return nil, err
+		}
+	}
+	return bc, o.checkBridge(bc != nil)
+}
+
+// startBridge starts the bridge with the run's timeout and jobs, and
+// makes sure it converts.
+func (o *checkFixturesOptions) startBridge(ctx context.Context, bc *bridgeCommand) (*bridge.Client, error) {
+	bo := bc.options()
+	bo.Timeout, bo.Jobs = o.timeout, o.jobs
+	client, err := bridge.Start(ctx, bo)
+	if err != nil {
+		return nil, bc.startErr(ctx, err)
+	}
+	if !client.Capabilities().Converter {
+		client.Close()
+		return nil, envErr(fmt.Errorf("the bridge %s does not declare the converter capability", bc.commandLine()), "check-fixtures needs converter.fromSdk and converter.toSdk; pass --no-bridge to check canonical messages")
+	}
+	return client, nil
+}
+
+// fixturesErr turns what fixtures.OptionsFromConfig refuses into the
+// command's errors: a setting is a usage error, a missing path an
+// environment error.
+func fixturesErr(err error) error {
+	var oe *fixtures.OptionError
+	if errors.As(err, &oe) {
+		return usageErr(oe.Fix, "%s", oe.Msg)
+	}
+	var ie *fixtures.InputError
+	if errors.As(err, &ie) {
+		return envErr(ie.Err, ie.Fix)
+	}
+	return envErr(err, "")
+}
+
+// check runs the checks, saying on stderr now and then how far they got.
+func (o *checkFixturesOptions) check(ctx context.Context, fo fixtures.Options) (*fixtures.Report, error) {
+	var checked atomic.Int64
+	stop := heartbeat(o.app, o.app.Err, "check-fixtures", func() string {
+		return fmt.Sprintf("%d messages checked", checked.Load())
+	})
+	fo.Checked = &checked
+	rep, err := fixtures.Run(ctx, fo)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, fixtures.ErrNoFixtures) {
+			return nil, usageErr("fixture files end in .json, .jsonl or .ndjson", "%v", err)
+		}
+		return nil, envErr(err, "")
+	}
+	return rep, nil
+}
+
+// writeReport prints the report in the --format asked for and says how
+// the run ended.
+func (o *checkFixturesOptions) writeReport(rep *fixtures.Report) error {
+	app := o.app
+	err := writeResults(app, o.format, rep, rep, func(w io.Writer) error {
+		return writeFixturesText(w, rep, o.verbose, app.Style)
 	})
 	if err != nil {
 		return envErr(err, "")

@@ -44,9 +44,14 @@ type conformOptions struct {
 	bench        bool
 	benchAppends int
 	benchReads   int
+
+	// sel and cases are what validate selected: the run's options and
+	// the cases the flags pick from the catalog.
+	sel   conform.Options
+	cases []conform.Case
 }
 
-func newConformCmd(app *App) *cobra.Command {
+func newConformCmd(app *App, runF func(context.Context, *conformOptions) error) *cobra.Command {
 	opts := &conformOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "conform",
@@ -89,6 +94,12 @@ cases it left are reported as not run).`,
 			}
 			opts.pg.parse(c)
 			opts.timeoutSet = c.Flags().Changed("timeout")
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runConform(c.Context(), opts)
 		},
 	}
@@ -114,36 +125,69 @@ cases it left are reported as not run).`,
 
 var conformStores = []string{"pg", "memory", "bridge"}
 
-func runConform(ctx context.Context, opts *conformOptions) error {
-	app := opts.app
-	if !slices.Contains(conformStores, opts.store) {
-		return usageErr("", "--store %q is not one of %s", opts.store, strings.Join(conformStores, ", "))
+// validate holds conform's flag rules: the store and the flags that apply
+// to one store only, the ranges, the expressions and the suites that
+// select cases (from the catalog, which is part of the binary), and the
+// formats --list and --bench support. It keeps the selection in sel and
+// cases.
+func (o *conformOptions) validate() error {
+	if err := o.validateStore(); err != nil {
+		return err
 	}
-	if name := opts.pg.given; opts.store != "pg" && name != "" {
-		return usageErr("drop --"+name+" or use --store pg", "--%s applies only to --store pg, not --store %s", name, opts.store)
-	}
-	if opts.blocks != "" && opts.store != "pg" {
-		return usageErr("drop --blocks or use --store pg", "--blocks applies only to --store pg, not --store %s", opts.store)
-	}
-	if opts.bridge.set && opts.store != "bridge" {
-		return usageErr("drop --bridge or use --store bridge", "--bridge applies only to --store bridge, not --store %s", opts.store)
-	}
-	if opts.realTTLs && opts.store != "bridge" {
-		return usageErr("drop --real-ttls or use --store bridge", "--real-ttls applies only to --store bridge, not --store %s", opts.store)
-	}
-	if opts.parallel < 1 {
-		return usageErr("", "--parallel must be at least 1, not %d", opts.parallel)
+	if o.parallel < 1 {
+		return usageErr("", "--parallel must be at least 1, not %d", o.parallel)
 	}
 	// --timeout means one thing in every command: a positive limit.
 	// Left out, each case keeps its own.
-	if opts.timeoutSet && opts.timeout <= 0 {
-		return usageErr("e.g. --timeout 30s, or leave it out for each case's own limit", "--timeout must be positive, got %s", opts.timeout)
+	if o.timeoutSet && o.timeout <= 0 {
+		return usageErr("e.g. --timeout 30s, or leave it out for each case's own limit", "--timeout must be positive, got %s", o.timeout)
 	}
-	sel := conform.Options{Suites: opts.suites, Parallel: opts.parallel, Timeout: opts.timeout}
+	if err := o.selectCases(); err != nil {
+		return err
+	}
+	switch {
+	case o.list:
+		if o.format != "text" && o.format != "json" {
+			return usageErr("use --format text or json with --list", "--list does not support --format %s", o.format)
+		}
+	case o.bench:
+		if o.benchAppends < 1 || o.benchReads < 1 {
+			return usageErr("", "--bench-appends and --bench-reads must be at least 1")
+		}
+		if o.format != "text" && o.format != "json" {
+			return usageErr("use --format text or json with --bench", "--bench does not support --format %s", o.format)
+		}
+	}
+	return nil
+}
+
+// validateStore checks --store and the flags that belong to one store.
+func (o *conformOptions) validateStore() error {
+	if !slices.Contains(conformStores, o.store) {
+		return usageErr("", "--store %q is not one of %s", o.store, strings.Join(conformStores, ", "))
+	}
+	if name := o.pg.given; o.store != "pg" && name != "" {
+		return usageErr("drop --"+name+" or use --store pg", "--%s applies only to --store pg, not --store %s", name, o.store)
+	}
+	if o.blocks != "" && o.store != "pg" {
+		return usageErr("drop --blocks or use --store pg", "--blocks applies only to --store pg, not --store %s", o.store)
+	}
+	if o.bridge.set && o.store != "bridge" {
+		return usageErr("drop --bridge or use --store bridge", "--bridge applies only to --store bridge, not --store %s", o.store)
+	}
+	if o.realTTLs && o.store != "bridge" {
+		return usageErr("drop --real-ttls or use --store bridge", "--real-ttls applies only to --store bridge, not --store %s", o.store)
+	}
+	return nil
+}
+
+// selectCases compiles --run and --skip and picks the cases of --suite.
+func (o *conformOptions) selectCases() error {
+	o.sel = conform.Options{Suites: o.suites, Parallel: o.parallel, Timeout: o.timeout}
 	for _, re := range []struct {
 		flag, expr string
 		dst        **regexp.Regexp
-	}{{"--run", opts.run, &sel.Run}, {"--skip", opts.skip, &sel.Skip}} {
+	}{{"--run", o.run, &o.sel.Run}, {"--skip", o.skip, &o.sel.Skip}} {
 		if re.expr == "" {
 			continue
 		}
@@ -153,31 +197,27 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 		}
 		*re.dst = r
 	}
-	cases, err := conform.Select(suites.Cases(), sel)
+	cases, err := conform.Select(suites.Cases(), o.sel)
 	if err != nil {
 		return usageErr("run 'bsadapter conform --list' to see the case IDs", "%v", err)
 	}
-	if opts.list {
-		return listCases(opts, cases)
-	}
-	if opts.bench {
-		if opts.benchAppends < 1 || opts.benchReads < 1 {
-			return usageErr("", "--bench-appends and --bench-reads must be at least 1")
-		}
-		if opts.format != "text" && opts.format != "json" {
-			return usageErr("use --format text or json with --bench", "--bench does not support --format %s", opts.format)
-		}
-	}
+	o.cases = cases
+	return nil
+}
 
+func runConform(ctx context.Context, opts *conformOptions) error {
+	if opts.list {
+		return listCases(opts, opts.cases)
+	}
 	store, closeStore, err := openStore(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-
 	if opts.bench {
 		return runBench(ctx, opts, store)
 	}
+	cases := opts.cases
 	if err := runnable(ctx, store, cases); err != nil {
 		return err
 	}
@@ -189,39 +229,51 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if len(opts.suites) == 0 {
 		cases, leftOut = conform.Implemented(store, cases)
 	}
-
-	var rep *conform.Report
-	if liveView(app) {
-		rep, err = runWithView(ctx, app, store, cases, sel)
-		if err != nil {
-			return err
-		}
-	} else {
-		errw := &syncWriter{w: app.Err}
-		var done, running atomic.Int64
-		plain := plainProgress(app, errw)
-		sel.OnEvent = func(e conform.Event) {
-			if e.Done {
-				done.Add(1)
-				running.Add(-1)
-			} else {
-				running.Add(1)
-			}
-			plain(e)
-		}
-		stop := heartbeat(app, errw, "conform", func() string {
-			return fmt.Sprintf("%d of %d cases done, %d running", done.Load(), len(cases), running.Load())
-		})
-		rep = conform.Run(ctx, store, cases, sel)
-		stop()
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	rep.LeftOut = leftOut
-	if err := writeReport(app, opts, rep); err != nil {
+	rep, err := runCases(ctx, opts, store, cases)
+	if err != nil {
 		return err
 	}
+	rep.LeftOut = leftOut
+	if err := writeReport(opts.app, opts, rep); err != nil {
+		return err
+	}
+	return conformOutcome(opts, store, rep)
+}
+
+// runCases runs the cases with progress on stderr: the live view on a
+// terminal, plain lines and a heartbeat elsewhere.
+func runCases(ctx context.Context, opts *conformOptions, store conform.Store, cases []conform.Case) (*conform.Report, error) {
+	app, sel := opts.app, opts.sel
+	if liveView(app) {
+		rep, err := runWithView(ctx, app, store, cases, sel)
+		if err != nil {
+			return nil, err
+		}
+		return rep, ctx.Err()
+	}
+	errw := &syncWriter{w: app.Err}
+	var done, running atomic.Int64
+	plain := plainProgress(app, errw)
+	sel.OnEvent = func(e conform.Event) {
+		if e.Done {
+			done.Add(1)
+			running.Add(-1)
+		} else {
+			running.Add(1)
+		}
+		plain(e)
+	}
+	stop := heartbeat(app, errw, "conform", func() string {
+		return fmt.Sprintf("%d of %d cases done, %d running", done.Load(), len(cases), running.Load())
+	})
+	rep := conform.Run(ctx, store, cases, sel)
+	stop()
+	return rep, ctx.Err()
+}
+
+// conformOutcome says how the run ended once the report is out: a bridge
+// that died mid-run is an environment error, a failed case a failure.
+func conformOutcome(opts *conformOptions, store conform.Store, rep *conform.Report) error {
 	// A bridge that died mid-run left the later cases unrun (marked so in
 	// the report): an environment error, said once.
 	if f, ok := store.(interface{ Fatal() error }); ok && f.Fatal() != nil {
@@ -260,39 +312,49 @@ func runnable(ctx context.Context, store conform.Store, cases []conform.Case) er
 
 // openStore starts what the store needs; the returned function releases it.
 func openStore(ctx context.Context, opts *conformOptions) (conform.Store, func(), error) {
-	app := opts.app
 	switch opts.store {
 	case "memory":
 		st := memstore.New()
 		return st, func() { st.Close() }, nil
 	case "bridge":
-		ws, err := findWorkspace("fix bsadapter.json, or pass --bridge 'CMD'")
-		if err != nil {
-			return nil, nil, err
-		}
-		bc := opts.bridge.resolve(ws)
-		if bc == nil {
-			return nil, nil, usageErr("pass --bridge 'CMD', or run inside an adapter whose bsadapter.json has bridge.command", "--store bridge needs a bridge command")
-		}
-		var bo []bridgestore.Option
-		if opts.realTTLs {
-			bo = append(bo, bridgestore.RealTTLs())
-		}
-		st, err := bridgestore.New(ctx, bc.options(), bo...)
-		if err != nil {
-			return nil, nil, bc.startErr(ctx, fmt.Errorf("start the bridge: %w", err))
-		}
-		return st, func() {
-			if err := st.Close(); err != nil {
-				fmt.Fprintf(app.Err, "bsadapter: closing the bridge: %v\n", err)
-			}
-		}, nil
+		return openBridgeStore(ctx, opts)
 	}
-	set, err := blockSet(opts.blocks)
+	return openPGStore(ctx, opts)
+}
+
+// openBridgeStore starts the bridge of --bridge or bsadapter.json.
+func openBridgeStore(ctx context.Context, opts *conformOptions) (conform.Store, func(), error) {
+	app := opts.app
+	bc, err := app.Bridge(&opts.bridge, "fix bsadapter.json, or pass --bridge 'CMD'")
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := opts.pg.startPG(ctx, app)
+	if bc == nil {
+		return nil, nil, usageErr("pass --bridge 'CMD', or run inside an adapter whose bsadapter.json has bridge.command", "--store bridge needs a bridge command")
+	}
+	var bo []bridgestore.Option
+	if opts.realTTLs {
+		bo = append(bo, bridgestore.RealTTLs())
+	}
+	st, err := bridgestore.New(ctx, bc.options(), bo...)
+	if err != nil {
+		return nil, nil, bc.startErr(ctx, fmt.Errorf("start the bridge: %w", err))
+	}
+	return st, func() {
+		if err := st.Close(); err != nil {
+			fmt.Fprintf(app.Err, "bsadapter: closing the bridge: %v\n", err)
+		}
+	}, nil
+}
+
+// openPGStore starts PostgreSQL and installs the blocks in it.
+func openPGStore(ctx context.Context, opts *conformOptions) (conform.Store, func(), error) {
+	app := opts.app
+	set, err := app.Blocks(opts.blocks)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := app.StartPostgres(ctx, &opts.pg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -332,14 +394,13 @@ func listCases(opts *conformOptions, cases []conform.Case) error {
 			items[i] = report.Case{ID: c.ID, Suite: c.Suite, Rule: c.Rule, TimeoutMs: t.Milliseconds()}
 		}
 		return report.WriteJSON(app.Out, report.NewCases(items))
-	case "text":
-		tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
-		for _, c := range cases {
-			fmt.Fprintf(tw, "%s\t%s\n", c.ID, c.Rule)
-		}
-		return tw.Flush()
 	}
-	return usageErr("use --format text or json with --list", "--list does not support --format %s", format)
+	// validate let only text and json through.
+	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
+	for _, c := range cases {
+		fmt.Fprintf(tw, "%s\t%s\n", c.ID, c.Rule)
+	}
+	return tw.Flush()
 }
 
 func writeReport(app *App, opts *conformOptions, rep *conform.Report) error {

@@ -5,11 +5,15 @@
 // terminals.
 //
 // Every command has one shape: a file of its own with an options struct, a
-// constructor newXCmd that builds the cobra command and fills the options,
-// and runX(ctx, opts) that does the work. root.go registers them all;
-// inputs.go resolves what several commands share (the bridge, the
-// PostgreSQL server, CI); output.go holds the output policy and --format;
-// conform_progress.go is the live progress view.
+// constructor newXCmd(app, runF) that builds the cobra command, fills the
+// options and checks them with the options' validate (every rule on the
+// flags, reading nothing else), and runX(ctx, opts) that does the work;
+// a test passes its own runF to see the options a command line gives.
+// root.go registers them all; factory.go gives the commands what they
+// share, each found once per run (the working directory and
+// bsadapter.json, the blocks, the bridge, PostgreSQL); inputs.go reads the
+// flags several commands share; output.go holds the output policy and
+// --format; conform_progress.go is the live progress view.
 //
 // # Layers
 //

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
-	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/spf13/cobra"
@@ -25,7 +23,7 @@ type doctorOptions struct {
 	pg     pgFlags
 }
 
-func newDoctorCmd(app *App) *cobra.Command {
+func newDoctorCmd(app *App, runF func(context.Context, *doctorOptions) error) *cobra.Command {
 	opts := &doctorOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -44,6 +42,13 @@ failed, 2 for a usage error.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.pg.parse(c)
+			opts.pg.envDSN = app.getenv("BSADAPTER_DSN")
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runDoctor(c.Context(), opts)
 		},
 	}
@@ -52,51 +57,52 @@ failed, 2 for a usage error.`,
 	return cmd
 }
 
+// validate holds doctor's flag rules, which are those of the PostgreSQL
+// flags.
+func (o *doctorOptions) validate() error { return o.pg.validate() }
+
 func runDoctor(ctx context.Context, opts *doctorOptions) error {
-	app := opts.app
-	pgOpts, err := opts.pg.options(app)
+	pgOpts, err := opts.app.Postgres(&opts.pg)
 	if err != nil {
 		return err
 	}
-	var checks []report.Check
-	add := func(c report.Check) { checks = append(checks, c) }
-
-	add(checkPostgres(ctx, pgOpts))
-	add(checkDocker(ctx, pgOpts))
-	add(checkTool(ctx, "node", 20, "install Node.js 20 or newer (https://nodejs.org); adapters and their bridges run on it"))
-	add(checkTool(ctx, "npm", 0, "install npm (it comes with Node.js); 'npm install' sets up an adapter"))
-	for _, c := range checkConfig(ctx) {
-		add(c)
-	}
-	add(checkCache())
+	checks := runChecks(ctx, opts.app, pgOpts)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	return writeDoctor(opts, checks)
+}
 
+// runChecks looks at everything doctor checks, in the order it prints
+// them.
+func runChecks(ctx context.Context, app *App, pgOpts pgserver.Options) []report.Check {
+	checks := []report.Check{
+		checkPostgres(ctx, pgOpts),
+		checkDocker(ctx, pgOpts),
+		checkTool(ctx, "node", 20, "install Node.js 20 or newer (https://nodejs.org); adapters and their bridges run on it"),
+		checkTool(ctx, "npm", 0, "install npm (it comes with Node.js); 'npm install' sets up an adapter"),
+	}
+	checks = append(checks, checkConfig(ctx, app)...)
+	return append(checks, checkCache())
+}
+
+// writeDoctor prints the checks in the --format asked for and fails the
+// run when one of them failed.
+func writeDoctor(opts *doctorOptions, checks []report.Check) error {
+	app := opts.app
+	var err error
+	if opts.format == "json" {
+		err = report.WriteJSON(app.Out, report.NewDoctor(checks))
+	} else {
+		err = writeDoctorText(app.Out, checks, app.Style)
+	}
+	if err != nil {
+		return envErr(err, "")
+	}
 	failedN := 0
 	for _, c := range checks {
 		if c.Status == report.CheckFail {
 			failedN++
-		}
-	}
-	if opts.format == "json" {
-		if err := report.WriteJSON(app.Out, report.NewDoctor(checks)); err != nil {
-			return envErr(err, "")
-		}
-	} else {
-		st := app.Style
-		for _, c := range checks {
-			mark := st.Green("ok  ")
-			switch c.Status {
-			case report.CheckWarn:
-				mark = st.Yellow("warn")
-			case report.CheckFail:
-				mark = st.Red("fail")
-			}
-			fmt.Fprintf(app.Out, "%s %s: %s\n", mark, c.Name, c.Detail)
-			if c.Fix != "" {
-				fmt.Fprintf(app.Out, "     fix: %s\n", c.Fix)
-			}
 		}
 	}
 	if failedN > 0 {
@@ -170,41 +176,48 @@ func checkTool(ctx context.Context, name string, minMajor int, fix string) repor
 
 // checkConfig finds the nearest bsadapter.json and, when it names a
 // bridge, starts it and runs the initialize handshake.
-func checkConfig(ctx context.Context) []report.Check {
+func checkConfig(ctx context.Context, app *App) []report.Check {
 	c := report.Check{Name: "bsadapter.json"}
-	wd, err := os.Getwd()
+	wd, err := app.WorkDir()
 	if err != nil {
 		c.Status, c.Detail = report.CheckFail, err.Error()
 		return []report.Check{c}
 	}
-	cfg, err := config.Find(wd)
+	ws, err := app.Workspace("")
 	switch {
 	case err != nil:
 		c.Status, c.Detail, c.Fix = report.CheckFail, err.Error(), "fix the file; 'bsadapter new' writes a valid one"
 		return []report.Check{c}
-	case cfg == nil:
+	case ws.cfg == nil:
 		c.Status, c.Detail = report.CheckWarn, "none in "+wd+" or the folders above"
 		c.Fix = "run bsadapter in an adapter's folder, or create an adapter with 'bsadapter new NAME'"
 		return []report.Check{c}
 	}
-	c.Status, c.Detail = report.CheckOK, cfg.Path
+	c.Status, c.Detail = report.CheckOK, ws.cfg.Path
+	return []report.Check{c, checkBridge(ctx, ws)}
+}
+
+// checkBridge starts the bridge bsadapter.json names and runs the
+// initialize handshake.
+func checkBridge(ctx context.Context, ws workspace) report.Check {
 	b := report.Check{Name: "bridge"}
-	if len(cfg.Bridge.Command) == 0 {
-		b.Status, b.Detail = report.CheckWarn, cfg.Path+" names no bridge.command"
+	// No --bridge here: doctor checks what the file says.
+	bc := (&bridgeFlag{}).resolve(ws)
+	if bc == nil {
+		b.Status, b.Detail = report.CheckWarn, ws.cfg.Path+" names no bridge.command"
 		b.Fix = "add \"bridge\": {\"command\": [...]} to run check-fixtures and conform --store bridge without --bridge"
-		return []report.Check{c, b}
+		return b
 	}
-	argv := strings.Join(cfg.Bridge.Command, " ")
-	client, err := bridge.Start(ctx, bridge.Options{Command: cfg.Bridge.Command, Dir: filepath.Dir(cfg.Path), ClientVersion: Build().Version})
+	client, err := bridge.Start(ctx, bc.options())
 	if err != nil {
-		b.Status, b.Detail = report.CheckFail, fmt.Sprintf("%s did not start and answer initialize: %v", argv, err)
-		b.Fix = "run it by hand in " + filepath.Dir(cfg.Path) + " (after 'npm install') to see why; it must answer initialize (see the bridge protocol)"
-		return []report.Check{c, b}
+		b.Status, b.Detail = report.CheckFail, fmt.Sprintf("%s did not start and answer initialize: %v", bc.commandLine(), err)
+		b.Fix = "run it by hand in " + bc.dir + " (after 'npm install') to see why; it must answer initialize (see the bridge protocol)"
+		return b
 	}
 	a := client.Adapter()
 	client.Close()
-	b.Status, b.Detail = report.CheckOK, fmt.Sprintf("%s answers initialize (adapter %s, format %s)", argv, a.Name, a.Format)
-	return []report.Check{c, b}
+	b.Status, b.Detail = report.CheckOK, fmt.Sprintf("%s answers initialize (adapter %s, format %s)", bc.commandLine(), a.Name, a.Format)
+	return b
 }
 
 func checkCache() report.Check {

@@ -27,7 +27,7 @@ func TestPGFlagsOptions(t *testing.T) {
 		{flags: pgFlags{strategy: "cloud"}, err: `--pg "cloud" is not one of auto, dsn, local, npm, docker`},
 	} {
 		app := &App{Stdio: Stdio{Env: func(k string) (string, bool) { v, ok := c.env[k]; return v, ok }}}
-		opts, err := c.flags.options(app)
+		opts, err := app.Postgres(&c.flags)
 		if c.err != "" {
 			var ee *ExitError
 			if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &ee) || ee.Code != ExitUsage {
@@ -80,13 +80,13 @@ func TestEmptyBridgeIsAUsageErrorEverywhere(t *testing.T) {
 // connection, without showing its password; a server that answers in
 // another protocol (HTTP) is said to be one.
 func TestDSNNotPostgres(t *testing.T) {
-	app := &App{Stdio: Stdio{Env: func(string) (string, bool) { return "", false }}}
+	newApp := func() *App { return &App{Stdio: Stdio{Env: func(string) (string, bool) { return "", false }}} }
 	for dsn, want := range map[string]string{
 		"mysql://u:secret@db.example:3306/x": "--dsn (or BSADAPTER_DSN) is a mysql:// URL, a connection string of another database, not a PostgreSQL connection string",
 		"https://example.com/db":             "--dsn (or BSADAPTER_DSN) is an https:// URL (a web address), not a PostgreSQL connection string",
 	} {
 		f := pgFlags{strategy: "auto", dsn: dsn, dsnGiven: true}
-		_, err := f.options(app)
+		_, err := newApp().Postgres(&f)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", dsn, err, want)
 		}
@@ -96,7 +96,7 @@ func TestDSNNotPostgres(t *testing.T) {
 	}
 	for _, dsn := range []string{"postgres://u@h/db", "postgresql://u@h/db", "host=h user=u dbname=db"} {
 		f := pgFlags{strategy: "auto", dsn: dsn, dsnGiven: true}
-		if _, err := f.options(app); err != nil {
+		if _, err := newApp().Postgres(&f); err != nil {
 			t.Errorf("%s: %v", dsn, err)
 		}
 	}
@@ -122,7 +122,7 @@ func TestDSNNotPostgres(t *testing.T) {
 	// (prefer) it first asks for TLS, and the probe tells.
 	for _, query := range []string{"?sslmode=disable&connect_timeout=5", "?connect_timeout=5"} {
 		f := pgFlags{strategy: "auto", dsn: "postgres://u@" + ln.Addr().String() + "/db" + query, dsnGiven: true}
-		_, err = f.startPG(context.Background(), app)
+		_, err = newApp().StartPostgres(context.Background(), &f)
 		var ee *ExitError
 		if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "not in PostgreSQL's protocol") || !strings.Contains(ee.Hint, "check the host and port") {
 			hint := ""

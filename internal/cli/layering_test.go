@@ -60,6 +60,19 @@ var terminalLibraries = []string{
 	"golang.org/x/term",
 }
 
+// driverLibraries are the database drivers the command tree leaves to
+// the packages below it: what needs a connection lives in pgserver.
+var driverLibraries = []string{"github.com/jackc/pgx/"}
+
+func isDriver(path string) bool {
+	for _, l := range driverLibraries {
+		if strings.HasPrefix(path+"/", l) {
+			return true
+		}
+	}
+	return false
+}
+
 func isTerminalLibrary(path string) bool {
 	for _, l := range terminalLibraries {
 		if path == strings.TrimSuffix(l, "/") || strings.HasSuffix(l, "/") && strings.HasPrefix(path, l) {
@@ -191,6 +204,9 @@ func checkLayering(pkgs []goPackage, l layering) []string {
 			continue
 		}
 		for _, imp := range p.Imports {
+			if name == "internal/cli" && isDriver(imp) {
+				problems = append(problems, fmt.Sprintf("internal/cli imports the database driver %s: what needs it belongs in internal/pgserver", imp))
+			}
 			if isTerminalLibrary(imp) && !slices.Contains(terminalAllowed, name) {
 				problems = append(problems, fmt.Sprintf("%s imports the terminal library %s: only %s may", name, imp, strings.Join(terminalAllowed, " and ")))
 			}
@@ -301,7 +317,7 @@ func TestLayeringCatchesFaults(t *testing.T) {
 	m := func(rel string) string { return modulePath + "/" + rel }
 	pkgs := []goPackage{
 		{ImportPath: m("cmd/bsadapter"), Imports: []string{m("internal/cli")}, Deps: []string{"fmt", "testing"}},
-		{ImportPath: m("internal/cli"), Imports: []string{m("internal/conform/memstore"), "github.com/charmbracelet/bubbletea"}},
+		{ImportPath: m("internal/cli"), Imports: []string{m("internal/conform/memstore"), "github.com/charmbracelet/bubbletea", "github.com/jackc/pgx/v5"}},
 		{ImportPath: m("internal/conform/memstore"), Imports: []string{m("internal/conform/pgstore"), m("internal/testenv")}},
 		{ImportPath: m("internal/conform/pgstore"), Imports: []string{m("internal/conform"), m("internal/pgserver"), m("internal/conform/suites/b")}},
 		// A family's packages may import each other, not the layers above.
@@ -330,6 +346,7 @@ func TestLayeringCatchesFaults(t *testing.T) {
 		"internal/pgserver depends on the terminal library github.com/moby/term",
 		"blocks imports the terminal library github.com/mattn/go-isatty",
 		"internal/unplaced is in no list",
+		"internal/cli imports the database driver github.com/jackc/pgx/v5",
 	}
 	for _, w := range want {
 		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, w) }) {

@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/bsadapter/bsadapter/internal/lint"
@@ -19,7 +19,7 @@ type lintOptions struct {
 	verbose bool
 }
 
-func newLintCmd(app *App) *cobra.Command {
+func newLintCmd(app *App, runF func(context.Context, *lintOptions) error) *cobra.Command {
 	opts := &lintOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "lint [DIR]",
@@ -62,6 +62,9 @@ Silence one finding with a comment on its line or the line above:
 			if len(args) == 1 {
 				opts.dir = args[0]
 			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runLint(c.Context(), opts)
 		},
 	}
@@ -76,32 +79,28 @@ Silence one finding with a comment on its line or the line above:
 // of JUnit (a lint has findings, not test cases).
 var lintFormats = []string{"text", "json", "github", "sarif"}
 
-func runLint(ctx context.Context, opts *lintOptions) error {
-	app := opts.app
+// sdkList is --sdk, blanks dropped.
+func (o *lintOptions) sdkList() []string {
 	var sdks []string
-	for _, s := range opts.sdks {
+	for _, s := range o.sdks {
 		if s = strings.TrimSpace(s); s != "" {
 			sdks = append(sdks, s)
 		}
 	}
-	wd, err := os.Getwd()
+	return sdks
+}
+
+func runLint(ctx context.Context, opts *lintOptions) error {
+	app := opts.app
+	wd, err := app.WorkDir()
 	if err != nil {
-		return envErr(err, "")
+		return err
 	}
-	dir := opts.dir
-	if dir == "" {
-		// The nearest bsadapter.json says where the adapter is; a DIR
-		// given needs no look upwards (a broken file above it is not its).
-		ws, err := findWorkspace("fix bsadapter.json, or pass the adapter's folder")
-		if err != nil {
-			return err
-		}
-		dir = ws.dir
-		if ws.cfg != nil {
-			dir = ws.cfg.Dir
-		}
+	dir, err := opts.adapterDir()
+	if err != nil {
+		return err
 	}
-	rep, err := lint.Run(ctx, lint.Options{Dir: dir, SDKs: sdks})
+	rep, err := lint.Run(ctx, lint.Options{Dir: dir, SDKs: opts.sdkList()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -112,27 +111,48 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 		}
 		return envErr(err, "")
 	}
-	// On GitHub, paths are from the repository's top; elsewhere from the
-	// current folder.
-	base := wd
-	if w := app.getenv("GITHUB_WORKSPACE"); w != "" {
-		base = w
-	}
-	switch opts.format {
-	case "json":
-		err = report.WriteJSON(app.Out, rep)
-	case "github":
-		err = report.WriteGitHub(app.Out, rep.Annotations(), base)
-	case "sarif":
-		err = lint.WriteSARIF(app.Out, rep, lint.Paths{Base: base}, Build().Version)
-	default:
-		err = writeLintText(app.Out, rep, lint.Paths{Base: wd}, opts.verbose, app.Style)
-	}
-	if err != nil {
+	if err := writeLint(app, opts, rep, wd); err != nil {
 		return envErr(err, "")
 	}
 	if !rep.OK {
 		return failed("")
 	}
 	return nil
+}
+
+// adapterDir is the folder to lint: DIR, else the folder of the nearest
+// bsadapter.json, else the working directory.
+func (o *lintOptions) adapterDir() (string, error) {
+	if o.dir != "" {
+		// A DIR given needs no look upwards (a broken file above it is
+		// not its).
+		return o.dir, nil
+	}
+	ws, err := o.app.Workspace("fix bsadapter.json, or pass the adapter's folder")
+	if err != nil {
+		return "", err
+	}
+	if ws.cfg != nil {
+		return ws.cfg.Dir, nil
+	}
+	return ws.dir, nil
+}
+
+// writeLint prints the report in the --format asked for. Text names files
+// from the working directory wd; on GitHub, annotations and SARIF name
+// them from the repository's top.
+func writeLint(app *App, opts *lintOptions, rep *lint.Report, wd string) error {
+	base := wd
+	if w := app.getenv("GITHUB_WORKSPACE"); w != "" {
+		base = w
+	}
+	return report.Write(app.Out, opts.format, report.Results{
+		JSON:        rep,
+		Annotations: rep.Annotations,
+		Workspace:   base,
+		SARIF:       func() *report.SARIF { return rep.SARIF(lint.Paths{Base: base}, Build().Version) },
+		Text: func(w io.Writer) error {
+			return writeLintText(w, rep, lint.Paths{Base: wd}, opts.verbose, app.Style)
+		},
+	})
 }

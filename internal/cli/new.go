@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 type newOptions struct {
 	app       *App
+	args      []string
 	name      string // NAME, "" when not given
 	sdks      []string
 	msgFormat string
@@ -38,7 +38,7 @@ type newOptions struct {
 // storageDefault is what a bare --storage stands for: NAME-state.
 const storageDefault = "NAME-state"
 
-func newNewCmd(app *App) *cobra.Command {
+func newNewCmd(app *App, runF func(context.Context, *newOptions) error) *cobra.Command {
 	opts := &newOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "new NAME",
@@ -64,17 +64,17 @@ edited in place.`,
   bsadapter new chat-bot --sdk chat --contracts chat,streams,chat-state,credentials
   bsadapter new langchain --dry-run`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				hint := "quote nothing: NAME is one word, e.g. 'bsadapter new my-sdk'"
-				if opts.storage == storageDefault {
-					hint = fmt.Sprintf("--storage takes its value with '=': --storage=%s", args[1])
-				}
-				return usageErr(hint, "new takes one NAME, got %d arguments (%s)", len(args), strings.Join(args, " "))
-			}
+			opts.args = args
 			if len(args) == 1 {
 				opts.name = args[0]
 			}
 			opts.changed = c.Flags().Changed
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runNew(c.Context(), opts)
 		},
 	}
@@ -109,39 +109,90 @@ func optionErr(err error) error {
 	return err
 }
 
-func runNew(_ context.Context, opts *newOptions) error {
-	app := opts.app
-	o := &scaffold.Options{Name: opts.name, Preset: opts.preset, Format: opts.msgFormat, SDKs: opts.sdks, Builder: opts.builder}
-
-	// The wizard runs only when it can, and only for what the flags left open.
-	if app.Interactive() && !opts.yes && (o.Name == "" || (len(o.SDKs) == 0 && !presetHasSDK(o))) {
-		answers, err := askMissing(app, opts.changed, o, opts)
-		if err != nil {
-			if errors.Is(err, wizard.ErrCancelled) {
-				return &ExitError{Code: ExitInterrupted, Err: errors.New("cancelled; nothing was written")}
-			}
-			return envErr(err, "")
+// validate holds the flag rules of new that hold before the wizard asks
+// anything: one NAME at most (a bare --storage followed by a word is the
+// likely cause of two).
+func (opts *newOptions) validate() error {
+	if len(opts.args) > 1 {
+		hint := "quote nothing: NAME is one word, e.g. 'bsadapter new my-sdk'"
+		if opts.storage == storageDefault {
+			hint = fmt.Sprintf("--storage takes its value with '=': --storage=%s", opts.args[1])
 		}
-		o.Name = answers["name"]
-		o.SDKs = splitList(answers["sdk"])
-		o.Format = answers["format"]
-		if v, ok := answers["contracts"]; ok {
-			opts.contracts = v
-		}
-		if v, ok := answers["storage"]; ok && v != "" && v != "none" {
-			opts.storage = v
-		}
+		return usageErr(hint, "new takes one NAME, got %d arguments (%s)", len(opts.args), strings.Join(opts.args, " "))
 	}
+	return nil
+}
+
+// checkValues holds the rules on the values once the wizard has filled
+// in what it asked: a NAME, a valid one, and at least one contract.
+func (opts *newOptions) checkValues(o *scaffold.Options) error {
 	if o.Name == "" {
 		return usageErr("pass it as 'bsadapter new NAME', e.g. 'bsadapter new langchain'", "NAME is required when not running interactively")
 	}
 	if err := scaffold.ValidateName(o.Name); err != nil {
 		return optionErr(err)
 	}
-	o.Contracts = splitList(opts.contracts)
-	if len(o.Contracts) == 0 {
+	if len(splitList(opts.contracts)) == 0 {
 		return usageErr("use a comma-separated list of "+scaffold.ContractList(), "--contracts is empty")
 	}
+	return nil
+}
+
+// checkPlacement holds the rules on where the adapter goes, once the
+// placement is known and whether base is inside a better-supabase
+// checkout.
+func (opts *newOptions) checkPlacement(placement string, inCheckout bool, base string) error {
+	if opts.pkgName != "" && placement == scaffold.PlacementSubpath {
+		return usageErr("drop --package-name: a subpath is exported as better-supabase/NAME", "--package-name applies only to --placement package")
+	}
+	if placement == scaffold.PlacementSubpath && !inCheckout {
+		return usageErr("run it inside a better-supabase checkout, pass --dir CHECKOUT, or use --placement package",
+			"--placement subpath: %s is not inside a better-supabase checkout (no packages/better-supabase/package.json named better-supabase)", base)
+	}
+	return nil
+}
+
+func runNew(_ context.Context, opts *newOptions) error {
+	o, err := opts.scaffoldOptions()
+	if err != nil {
+		return err
+	}
+	if err := opts.place(o); err != nil {
+		return err
+	}
+	plan, err := scaffold.Render(o)
+	if err != nil {
+		var oe *scaffold.OptionError
+		if errors.As(err, &oe) {
+			return optionErr(err)
+		}
+		return envErr(err, "")
+	}
+	if opts.dryRun {
+		return printPlan(opts.app, opts, o, plan)
+	}
+	res, err := scaffold.Write(plan, opts.force)
+	if err != nil {
+		return opts.writeErr(plan, err)
+	}
+	return printResult(opts.app, opts, o, plan, res)
+}
+
+// scaffoldOptions gathers the adapter's values: the flags, and on a
+// terminal the wizard's answers for what they left open.
+func (opts *newOptions) scaffoldOptions() (*scaffold.Options, error) {
+	app := opts.app
+	o := &scaffold.Options{Name: opts.name, Preset: opts.preset, Format: opts.msgFormat, SDKs: opts.sdks, Builder: opts.builder}
+	// The wizard runs only when it can, and only for what the flags left open.
+	if app.Interactive() && !opts.yes && (o.Name == "" || (len(o.SDKs) == 0 && !presetHasSDK(o))) {
+		if err := opts.ask(o); err != nil {
+			return nil, err
+		}
+	}
+	if err := opts.checkValues(o); err != nil {
+		return nil, err
+	}
+	o.Contracts = splitList(opts.contracts)
 	if opts.builder {
 		// What to write instead must be valid as it stands: builder
 		// needs workflows.
@@ -160,10 +211,36 @@ func runNew(_ context.Context, opts *newOptions) error {
 	default:
 		o.Storage = opts.storage
 	}
+	return o, nil
+}
 
-	wd, err := os.Getwd()
+// ask runs the wizard and takes its answers into o and opts.
+func (opts *newOptions) ask(o *scaffold.Options) error {
+	answers, err := askMissing(opts.app, opts.changed, o, opts)
 	if err != nil {
+		if errors.Is(err, wizard.ErrCancelled) {
+			return &ExitError{Code: ExitInterrupted, Err: errors.New("cancelled; nothing was written")}
+		}
 		return envErr(err, "")
+	}
+	o.Name = answers["name"]
+	o.SDKs = splitList(answers["sdk"])
+	o.Format = answers["format"]
+	if v, ok := answers["contracts"]; ok {
+		opts.contracts = v
+	}
+	if v, ok := answers["storage"]; ok && v != "" && v != "none" {
+		opts.storage = v
+	}
+	return nil
+}
+
+// place decides where the adapter goes: its placement (a package, or a
+// subpath inside a better-supabase checkout) and its folder.
+func (opts *newOptions) place(o *scaffold.Options) error {
+	wd, err := opts.app.WorkDir()
+	if err != nil {
+		return err
 	}
 	base := wd
 	if opts.dir != "" {
@@ -180,15 +257,11 @@ func runNew(_ context.Context, opts *newOptions) error {
 			o.Placement = scaffold.PlacementSubpath
 		}
 	}
-	if opts.pkgName != "" && o.Placement == scaffold.PlacementSubpath {
-		return usageErr("drop --package-name: a subpath is exported as better-supabase/NAME", "--package-name applies only to --placement package")
+	if err := opts.checkPlacement(o.Placement, inCheckout, base); err != nil {
+		return err
 	}
 	switch o.Placement {
 	case scaffold.PlacementSubpath:
-		if !inCheckout {
-			return usageErr("run it inside a better-supabase checkout, pass --dir CHECKOUT, or use --placement package",
-				"--placement subpath: %s is not inside a better-supabase checkout (no packages/better-supabase/package.json named better-supabase)", base)
-		}
 		o.Dir = checkout
 	case scaffold.PlacementPackage:
 		o.PackageName = opts.pkgName
@@ -197,37 +270,26 @@ func runNew(_ context.Context, opts *newOptions) error {
 			o.Dir = filepath.Join(wd, o.Name)
 		}
 	}
+	return nil
+}
 
-	plan, err := scaffold.Render(o)
-	if err != nil {
-		var oe *scaffold.OptionError
-		if errors.As(err, &oe) {
-			return optionErr(err)
-		}
-		return envErr(err, "")
+// writeErr explains files that could not be written.
+func (opts *newOptions) writeErr(plan *scaffold.Plan, err error) error {
+	var ce *scaffold.ConflictError
+	if errors.As(err, &ce) {
+		return usageErr("pass --force to overwrite them, or choose another --dir", "%s", ce.Error())
 	}
-	if opts.dryRun {
-		return printPlan(app, opts, o, plan)
+	var nf *scaffold.NotAFolderError
+	if errors.As(err, &nf) {
+		return usageErr("choose another --dir", "%s", nf.Error())
 	}
-	res, err := scaffold.Write(plan, opts.force)
-	if err != nil {
-		var ce *scaffold.ConflictError
-		if errors.As(err, &ce) {
-			return usageErr("pass --force to overwrite them, or choose another --dir", "%s", ce.Error())
-		}
-		var nf *scaffold.NotAFolderError
-		if errors.As(err, &nf) {
-			return usageErr("choose another --dir", "%s", nf.Error())
-		}
-		if strings.Contains(err.Error(), "path escapes from parent") {
-			// os.Root refuses a link that leads out of the target: say so
-			// in words.
-			return usageErr("remove the link, or choose another --dir",
-				"a symbolic link in %s leads out of it, and bsadapter writes only inside the target folder (%v)", displayRoot(plan.Root), err)
-		}
-		return envErr(err, "")
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		// os.Root refuses a link that leads out of the target: say so
+		// in words.
+		return usageErr("remove the link, or choose another --dir",
+			"a symbolic link in %s leads out of it, and bsadapter writes only inside the target folder (%v)", opts.app.displayRoot(plan.Root), err)
 	}
-	return printResult(app, opts, o, plan, res)
+	return envErr(err, "")
 }
 
 func presetHasSDK(o *scaffold.Options) bool {
@@ -348,8 +410,10 @@ func scaffoldDoc(o *scaffold.Options, plan *scaffold.Plan, dry bool) report.Scaf
 	return r
 }
 
-func displayRoot(root string) string {
-	wd, err := os.Getwd()
+// displayRoot names a folder from the working directory when it is
+// inside it ("." or "./x"), else in full.
+func (app *App) displayRoot(root string) string {
+	wd, err := app.WorkDir()
 	if err == nil {
 		if rel, err := filepath.Rel(wd, root); err == nil && rel == "." {
 			return "."
@@ -380,7 +444,7 @@ func printPlan(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold.P
 		return envErr(err, "")
 	}
 	st := app.Style
-	fmt.Fprintf(app.Out, "%s adapter %q (%s preset, %s placement) in %s\n", st.Bold("would create"), o.Name, o.Preset, o.Placement, displayRoot(plan.Root))
+	fmt.Fprintf(app.Out, "%s adapter %q (%s preset, %s placement) in %s\n", st.Bold("would create"), o.Name, o.Preset, o.Placement, app.displayRoot(plan.Root))
 	for _, f := range plan.Files {
 		mark := "+"
 		if slices.Contains(conflicts, f.Path) {
@@ -411,7 +475,7 @@ func printResult(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold
 		r.Edits = res.Edited
 		return report.WriteJSON(app.Out, r)
 	}
-	root := displayRoot(plan.Root)
+	root := app.displayRoot(plan.Root)
 	edited := ""
 	if len(res.Edited) > 0 {
 		edited = ", edited " + strings.Join(res.Edited, ", ")
@@ -421,7 +485,7 @@ func printResult(app *App, opts *newOptions, o *scaffold.Options, plan *scaffold
 		over = fmt.Sprintf(" (%d overwritten)", len(res.Overwritten))
 	}
 	next := plan.Next
-	if nd := displayRoot(filepath.Join(plan.Root, filepath.FromSlash(plan.NextDir))); nd != "." {
+	if nd := app.displayRoot(filepath.Join(plan.Root, filepath.FromSlash(plan.NextDir))); nd != "." {
 		next = "cd " + nd + " && " + next
 	}
 	fmt.Fprintf(app.Out, "%s adapter %q (%s preset) in %s: %d files%s%s; next: %s\n", app.Style.Green("created"), o.Name, o.Preset, root,

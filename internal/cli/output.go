@@ -160,13 +160,11 @@ type results interface {
 // --format asked for: doc as JSON, res as JUnit or GitHub annotations
 // (file paths from GITHUB_WORKSPACE), or text.
 func writeResults(app *App, format string, doc any, res results, text func(io.Writer) error) error {
-	switch format {
-	case "json":
-		return report.WriteJSON(app.Out, doc)
-	case "junit":
-		return report.WriteJUnit(app.Out, res.JUnit())
-	case "github":
-		return report.WriteGitHub(app.Out, res.Annotations(), app.getenv("GITHUB_WORKSPACE"))
-	}
-	return text(app.Out)
+	return report.Write(app.Out, format, report.Results{
+		JSON:        doc,
+		JUnit:       res.JUnit,
+		Annotations: res.Annotations,
+		Workspace:   app.getenv("GITHUB_WORKSPACE"),
+		Text:        text,
+	})
 }

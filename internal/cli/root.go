@@ -14,12 +14,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// App is what every command shares: the streams, the environment and the
-// output style.
+// App is what every command shares: the streams, the environment, the
+// output style, and the providers of factory.go that give each command
+// the workspace, the blocks, the bridge and PostgreSQL.
 type App struct {
 	Stdio
 	// Style colors stdout; ErrStyle colors stderr.
 	Style, ErrStyle Style
+	// Getwd reads the working directory for the workspace provider;
+	// nil means os.Getwd.
+	Getwd func() (string, error)
+
+	parts parts
 }
 
 // Main runs bsadapter with args (without the program name) and returns the
@@ -98,16 +104,17 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 		return &ExitError{Code: ExitUsage, Err: err, Hint: "run '" + c.CommandPath() + " --help' for usage"}
 	})
 	// Every command, in one place. Each is a file of its own: an options
-	// struct, a constructor (below) and a run function.
+	// struct with its validate, a constructor (below) and a run function;
+	// nil stands for the real run (tests pass their own).
 	root.AddCommand(
-		newNewCmd(app),
-		newCheckFixturesCmd(app),
-		newConformCmd(app),
-		newLintCmd(app),
+		newNewCmd(app, nil),
+		newCheckFixturesCmd(app, nil),
+		newConformCmd(app, nil),
+		newLintCmd(app, nil),
 		newBlocksCmd(app),
-		newSchemaCmd(app),
-		newVersionCmd(app),
-		newDoctorCmd(app),
+		newSchemaCmd(app, nil),
+		newVersionCmd(app, nil),
+		newDoctorCmd(app, nil),
 	)
 	root.InitDefaultCompletionCmd()
 	strictGroups(root)

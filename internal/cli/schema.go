@@ -19,7 +19,7 @@ type schemaOptions struct {
 	args   int    // how many NAMEs were given
 }
 
-func newSchemaCmd(app *App) *cobra.Command {
+func newSchemaCmd(app *App, runF func(context.Context, *schemaOptions) error) *cobra.Command {
 	opts := &schemaOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "schema [NAME]",
@@ -37,6 +37,12 @@ identifier only; nothing is ever fetched.`,
 			if len(args) == 1 {
 				opts.name = args[0]
 			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runSchema(c.Context(), opts)
 		},
 	}
@@ -45,12 +51,17 @@ identifier only; nothing is ever fetched.`,
 	return cmd
 }
 
+// validate holds schema's flag rule: --list or a NAME, not both.
+func (o *schemaOptions) validate() error {
+	if o.list && o.args > 0 {
+		return usageErr("run 'bsadapter schema NAME' or 'bsadapter schema --list'", "--list takes no schema name")
+	}
+	return nil
+}
+
 func runSchema(_ context.Context, opts *schemaOptions) error {
 	app := opts.app
 	if opts.list {
-		if opts.args > 0 {
-			return usageErr("run 'bsadapter schema NAME' or 'bsadapter schema --list'", "--list takes no schema name")
-		}
 		infos, err := schemas.List()
 		if err != nil {
 			return err

@@ -84,13 +84,16 @@ type versionOptions struct {
 	format string
 }
 
-func newVersionCmd(app *App) *cobra.Command {
+func newVersionCmd(app *App, runF func(context.Context, *versionOptions) error) *cobra.Command {
 	opts := &versionOptions{app: app}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and build date, and which PostgreSQL a run would use",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runVersion(c.Context(), opts)
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -27,7 +28,7 @@ func sarifReports(t *testing.T) map[string]*Report {
 func TestSARIFStructure(t *testing.T) {
 	for name, r := range sarifReports(t) {
 		var b bytes.Buffer
-		if err := WriteSARIF(&b, r, Paths{Base: r.Root}, "1.2.3"); err != nil {
+		if err := report.WriteSARIF(&b, r.SARIF(Paths{Base: r.Root}, "1.2.3")); err != nil {
 			t.Fatal(err)
 		}
 		var log struct {
@@ -130,7 +131,7 @@ func TestSARIFSchema(t *testing.T) {
 	}
 	for name, r := range sarifReports(t) {
 		var b bytes.Buffer
-		if err := WriteSARIF(&b, r, Paths{Base: r.Root}, "dev"); err != nil {
+		if err := report.WriteSARIF(&b, r.SARIF(Paths{Base: r.Root}, "dev")); err != nil {
 			t.Fatal(err)
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b.Bytes()))
