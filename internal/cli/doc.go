@@ -26,7 +26,8 @@
 //	cmd/bsadapter internal/cmd/docgen
 //	internal/docgen
 //	internal/cli
-//	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench internal/conform/suites
+//	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
+//	internal/conform/suites
 //	internal/conform/suites/*
 //	internal/conform
 //	internal/report

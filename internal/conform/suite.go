@@ -20,6 +20,11 @@ type Suite struct {
 	// Contract is the `bsadapter new --contracts` name whose generated
 	// implementation this suite checks ("" for none).
 	Contract string
+	// Requires is another contract an implementation of this suite's
+	// interface builds on ("" for none), and RequiresWhy says why: an
+	// engine adapter records its runs in the workflows block's registry.
+	// `bsadapter new` refuses the contract without it.
+	Requires, RequiresWhy string
 	// BridgeGroup is the capability a bridge declares to offer the suite's
 	// methods ("" when the bridge protocol has none).
 	BridgeGroup string
@@ -70,6 +75,7 @@ type CaseOf[S any] struct {
 // method: the Suite's descriptive fields.
 type Info struct {
 	Name, Contract, BridgeGroup, Module, Intro string
+	Requires, RequiresWhy                      string
 }
 
 // NewSuite returns the suite described by info, with cases, which a store
@@ -79,7 +85,8 @@ type Info struct {
 // the suite; a *NotImplementedError says it does not implement the
 // interface at all. A store that is not a P does not implement the suite.
 func NewSuite[P any, S any](info Info, ask func(P, context.Context) (Opener[S], error), cases []CaseOf[S]) *Suite {
-	s := &Suite{Name: info.Name, Contract: info.Contract, BridgeGroup: info.BridgeGroup, Module: info.Module, Intro: info.Intro}
+	s := &Suite{Name: info.Name, Contract: info.Contract, Requires: info.Requires, RequiresWhy: info.RequiresWhy,
+		BridgeGroup: info.BridgeGroup, Module: info.Module, Intro: info.Intro}
 	s.open = func(ctx context.Context, store Store) (opener, error) {
 		p, ok := store.(P)
 		if !ok {

@@ -155,7 +155,7 @@ func TestGeneratedAdaptersLintClean(t *testing.T) {
 			dir := t.TempDir()
 			o := c.o
 			if len(o.Contracts) == 0 {
-				o.Contracts = scaffold.AllContracts
+				o.Contracts = scaffold.AllContracts()
 			}
 			if o.Placement == scaffold.PlacementSubpath {
 				copyCheckoutSkeleton(t, dir)

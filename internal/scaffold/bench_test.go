@@ -10,7 +10,7 @@ import (
 func BenchmarkRender(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		o := Options{Name: "langchain", Placement: PlacementPackage, Dir: "x", Storage: "langchain-state", Contracts: AllContracts}
+		o := Options{Name: "langchain", Placement: PlacementPackage, Dir: "x", Storage: "langchain-state", Contracts: AllContracts()}
 		if _, err := Render(&o); err != nil {
 			b.Fatal(err)
 		}

@@ -632,7 +632,7 @@ func statusIs(got any, want map[string]any) bool {
 // interface suites) and pass them all, eight at a time, with the cases
 // moving their clock and with the cases waiting for their real TTLs.
 func TestBridgeConformance(t *testing.T) {
-	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: scaffold.AllContracts})
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: scaffold.AllContracts()})
 	tsx := testenv.NodeBin(t, "tsx")
 	for _, real := range []bool{false, true} {
 		t.Run(fmt.Sprintf("real-ttls=%v", real), func(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
 // Placement values: a standalone npm package, or a subpath inside a
@@ -38,35 +40,45 @@ const (
 	ContractBuilder = "builder"
 )
 
-// AllContracts lists the contracts in the order they are documented.
-var AllContracts = []string{ContractChat, ContractStreams, ContractWorkflows, ContractChatState, ContractCredentials, ContractEngine, ContractBuilder}
-
 // DefaultContracts are what an adapter implements when --contracts is not
 // given: the three blocks every SDK adapter touches. The other interfaces
 // belong to some SDKs only and are asked for by name.
 var DefaultContracts = []string{ContractChat, ContractStreams, ContractWorkflows}
 
-// needsWorkflows are the contracts built on the run registry.
-var needsWorkflows = []string{ContractEngine, ContractBuilder}
+// AllContracts lists the contracts --contracts accepts, as the
+// conformance suites name them (a contract is what a suite checks): the
+// defaults first, then the others in the suites' order.
+func AllContracts() []string {
+	out := slices.Clone(DefaultContracts)
+	for _, s := range suites.All {
+		if s.Contract != "" && !slices.Contains(out, s.Contract) {
+			out = append(out, s.Contract)
+		}
+	}
+	return out
+}
 
 // ContractList is the valid --contracts values, for messages.
-func ContractList() string { return strings.Join(AllContracts, ", ") }
+func ContractList() string { return strings.Join(AllContracts(), ", ") }
 
-// ValidateContracts checks a --contracts list: every name known, and the
-// contracts that record into the run registry only beside workflows.
+// ValidateContracts checks a --contracts list: every name known, and each
+// contract only beside the contract it builds on (engine and builder
+// record into the workflows block's run registry).
 func ValidateContracts(list []string) error {
 	if len(list) == 0 {
 		return &OptionError{Flag: "--contracts", Msg: "is empty", Fix: "use a comma-separated list of " + ContractList()}
 	}
+	all := AllContracts()
 	for _, c := range list {
-		if !slices.Contains(AllContracts, c) {
+		if !slices.Contains(all, c) {
 			return &OptionError{Flag: "--contracts", Value: c, Msg: "is not a contract (the contracts are " + ContractList() + ")", Fix: "use a comma-separated list of " + ContractList()}
 		}
 	}
-	for _, c := range needsWorkflows {
-		if slices.Contains(list, c) && !slices.Contains(list, ContractWorkflows) {
-			return &OptionError{Flag: "--contracts", Value: c, Msg: "needs the workflows contract: it records its runs in the run registry", Fix: "add workflows to --contracts, e.g. --contracts workflows," + c}
+	for _, s := range suites.All {
+		if s.Requires == "" || !slices.Contains(list, s.Contract) || slices.Contains(list, s.Requires) {
+			continue
 		}
+		return &OptionError{Flag: "--contracts", Value: s.Contract, Msg: "needs the " + s.Requires + " contract: " + s.RequiresWhy, Fix: "add " + s.Requires + " to --contracts, e.g. --contracts " + s.Requires + "," + s.Contract}
 	}
 	return nil
 }

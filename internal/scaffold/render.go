@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/templates"
 )
 
@@ -203,25 +204,13 @@ func Render(o *Options) (*Plan, error) {
 }
 
 // BridgeSuites are the conform suites that run over the generated bridge
-// for o's contracts, in conform's order. chat is not among them: the
-// bridge protocol has no chat methods.
+// for o's contracts, in conform's order: those of its contracts that have
+// bridge methods (chat has none).
 func BridgeSuites(o *Options) []string {
 	var out []string
-	for _, s := range []struct {
-		contract string
-		suites   []string
-	}{
-		{ContractStreams, []string{"streams"}},
-		{ContractWorkflows, []string{"registry"}},
-		{ContractChatState, []string{"chat-state"}},
-		{ContractCredentials, []string{"credentials"}},
-		{ContractEngine, []string{"engine"}},
-		// A builder runtime runs the graphs its compiler checked: the
-		// builder contract brings both, and both suites.
-		{ContractBuilder, []string{"graph-compiler", "builder"}},
-	} {
-		if o.Has(s.contract) {
-			out = append(out, s.suites...)
+	for _, s := range suites.All {
+		if s.BridgeGroup != "" && o.Has(s.Contract) {
+			out = append(out, s.Name)
 		}
 	}
 	return out

@@ -15,6 +15,8 @@ import (
 var Suite = conform.NewSuite(conform.Info{
 	Name:        "builder",
 	Contract:    "builder",
+	Requires:    "workflows",
+	RequiresWhy: "it records its runs in the run registry",
 	BridgeGroup: bridge.GroupBuilderRuntime,
 	Intro: "A workflow builder runtime: `executeGraph(graph, input, runtime)` with the adapter's runtime " +
 		"(contracts.md section 5). bsadapter sends reference graphs with all five node kinds, branches and an independent node, " +

@@ -16,6 +16,8 @@ import (
 var Suite = conform.NewSuite(conform.Info{
 	Name:        "engine",
 	Contract:    "engine",
+	Requires:    "workflows",
+	RequiresWhy: "it records its runs in the run registry",
 	BridgeGroup: bridge.GroupWorkflowEngine,
 	Intro: "A workflow engine adapter (Temporal and the like; contracts.md section 5): its status map, its starter, " +
 		"cancel requests and what it records in the run registry. Upstream's only related check is the `BuilderStarter` kit's " +

@@ -15,6 +15,8 @@ import (
 var Suite = conform.NewSuite(conform.Info{
 	Name:        "graph-compiler",
 	Contract:    "builder",
+	Requires:    "workflows",
+	RequiresWhy: "it records its runs in the run registry",
 	BridgeGroup: bridge.GroupGraphCompiler,
 	Intro: "A workflow builder graph compiler: it turns a graph of `trigger`, `step`, `sleep`, `approval` and `condition` nodes " +
 		"into an engine's definition. Upstream has no kit for it; bsadapter sends reference graphs (every node kind, branches, " +
