@@ -16,16 +16,6 @@ import (
 // contracts. Every subject gets state of its own, so cases never meet.
 type memoryStore struct {
 	n atomic.Int64
-	// chatMut, set only by tests, makes the chat state a mutant.
-	chatMut chatMutation
-	// credMut, set only by tests, makes the credential provider a mutant.
-	credMut credMutation
-	// graphMut, set only by tests, makes the graph compiler a mutant.
-	graphMut graphMutation
-	// engineMut, set only by tests, makes the engine adapter a mutant.
-	engineMut engineMutation
-	// builderMut, set only by tests, makes the builder runtime a mutant.
-	builderMut builderMutation
 }
 
 // New returns the in-process reference store. It proves the

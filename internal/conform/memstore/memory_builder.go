@@ -10,15 +10,22 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
 
-// builderMutation names a deliberate departure from the builder runtime
-// contract, for the tests' mutants; the zero value is the reference.
+// builderMutation names a deliberate fault of the reference runtime,
+// which only the mutant tests set; the zero value is the reference. Most
+// mutants wrap the Runtime interface in the tests instead; the faults
+// here, "runs-both-branches" and "denied-continues", are edges the graph
+// walk follows where it should not, which a wrapper could only make by
+// walking the graph itself.
 type builderMutation string
 
 // refBuilder is the reference builder runtime with the graph walk of
 // executeGraph: nodes run once every edge into them has been decided and
 // at least one of them is active; a condition activates its matching
 // branch, a denied approval none of its edges.
-type refBuilder struct{ mut builderMutation }
+type refBuilder struct {
+	// mut is a mutant's fault, set only by the mutant tests.
+	mut builderMutation
+}
 
 func (b *refBuilder) Identity(context.Context) (int, string, error) { return 1, "memory", nil }
 
@@ -62,15 +69,15 @@ func (b *refBuilder) Execute(_ context.Context, r builder.Request) (builder.Resu
 				if out, err = b.run(n, r, &res); err != nil {
 					return res, err
 				}
-				if n.Kind != "trigger" || b.mut != "outputs-miss-trigger" {
-					res.Outputs[n.ID] = out
-				}
+				res.Outputs[n.ID] = out
 			}
 			for i, e := range r.Graph.Edges {
 				if e.From != n.ID {
 					continue
 				}
 				decided[i] = true
+				// The runs-both-branches and denied-continues mutants
+				// follow edges the reference leaves.
 				switch {
 				case !on:
 				case n.Kind == "condition":
@@ -92,27 +99,15 @@ func (b *refBuilder) run(n graphcompiler.Node, r builder.Request, res *builder.R
 	case "trigger":
 		return r.Input, nil
 	case "step":
-		attempts := 1
-		if b.mut == "retries-step" {
-			attempts = 2
-		}
-		for a := 1; a <= attempts; a++ {
-			res.Trace = append(res.Trace, builder.TraceEvent{Type: "step", NodeID: n.ID, Step: fmt.Sprint(n.Config["step"]), Config: maps.Clone(n.Config),
-				Input: maps.Clone(r.Input), Results: maps.Clone(res.Outputs), RunKey: r.RunKey, Attempt: a})
-		}
+		res.Trace = append(res.Trace, builder.TraceEvent{Type: "step", NodeID: n.ID, Step: fmt.Sprint(n.Config["step"]), Config: maps.Clone(n.Config),
+			Input: maps.Clone(r.Input), Results: maps.Clone(res.Outputs), RunKey: r.RunKey, Attempt: 1})
 		return map[string]any{"node": n.ID, "step": n.Config["step"]}, nil
 	case "sleep":
 		secs, _ := n.Config["seconds"].(float64)
-		if b.mut != "skips-sleep" {
-			res.Trace = append(res.Trace, builder.TraceEvent{Type: "sleep", NodeID: n.ID, Seconds: secs})
-		}
+		res.Trace = append(res.Trace, builder.TraceEvent{Type: "sleep", NodeID: n.ID, Seconds: secs})
 		return map[string]any{"slept": secs}, nil
 	case "approval":
-		name := r.RunKey + ":" + n.ID
-		if b.mut == "signal-by-node" {
-			name = n.ID
-		}
-		res.Trace = append(res.Trace, builder.TraceEvent{Type: "signal", NodeID: n.ID, Signal: name})
+		res.Trace = append(res.Trace, builder.TraceEvent{Type: "signal", NodeID: n.ID, Signal: r.RunKey + ":" + n.ID})
 		return map[string]any{"approved": r.Approvals[n.ID]}, nil
 	case "condition":
 		return r.Input[fmt.Sprint(n.Config["field"])] == n.Config["equals"], nil
@@ -124,6 +119,6 @@ func (b *refBuilder) run(n graphcompiler.Node, r builder.Request, res *builder.R
 func (m *memoryStore) BuilderRuntime(context.Context) (conform.Opener[builder.Runtime], error) {
 	return func(t *conform.T) (builder.Runtime, error) {
 		t.SetPrefix(m.prefix())
-		return &refBuilder{mut: m.builderMut}, nil
+		return &refBuilder{}, nil
 	}, nil
 }

@@ -38,16 +38,21 @@ func (c *clock) Advance(_ context.Context, d time.Duration) (time.Time, error) {
 	return c.Now(), nil
 }
 
-// chatMutation names a deliberate departure from the StateAdapter
-// contract; tests build such mutants to prove that the chat-state cases
-// catch each one. The zero value is the reference itself.
+// chatMutation names a deliberate fault of the reference state adapter,
+// which only the mutant tests set; the zero value is the reference. Most
+// mutants wrap the State interface in the tests instead; the faults here
+// are the ones no wrapper can make: a race between the adapter's own
+// steps ("lock-check-then-set", "list-read-modify-write") and expired
+// entries the queue keeps ("queue-counts-expired", "expired-takes-a-place"),
+// which the interface never hands out, so a wrapper cannot count them.
 type chatMutation string
 
 // refChatState is the reference Chat SDK StateAdapter: one mutex over
 // maps, every TTL read from the subject's clock.
 type refChatState struct {
 	clock *clock
-	mut   chatMutation
+	// mut is a mutant's fault, set only by the mutant tests.
+	mut chatMutation
 
 	mu     sync.Mutex
 	subs   map[string]bool
@@ -63,10 +68,9 @@ type stateValue struct {
 	expires time.Time
 }
 
-func newChatState(c *clock, mut chatMutation) *refChatState {
+func newChatState(c *clock) *refChatState {
 	return &refChatState{
-		clock: c, mut: mut,
-		subs: map[string]bool{}, locks: map[string]chatstate.Lock{}, values: map[string]stateValue{},
+		clock: c, subs: map[string]bool{}, locks: map[string]chatstate.Lock{}, values: map[string]stateValue{},
 		lists: map[string][]json.RawMessage{}, queues: map[string][]chatstate.QueueEntry{},
 	}
 }
@@ -94,8 +98,8 @@ func (m *refChatState) IsSubscribed(_ context.Context, thread string) (bool, err
 // heldLocked returns the live lock on thread; m.mu is held.
 func (m *refChatState) heldLocked(thread string) (chatstate.Lock, bool) {
 	l, ok := m.locks[thread]
-	if !ok || m.mut == "lock-never-expires" {
-		return l, ok
+	if !ok {
+		return l, false
 	}
 	if m.clock.Now().UnixMilli() >= l.ExpiresAt {
 		delete(m.locks, thread)
@@ -106,7 +110,8 @@ func (m *refChatState) heldLocked(thread string) (chatstate.Lock, bool) {
 
 func (m *refChatState) AcquireLock(_ context.Context, thread string, ttl time.Duration) (*chatstate.Lock, error) {
 	if m.mut == "lock-check-then-set" {
-		// Looks, lets others run, then takes: two callers can both win.
+		// Mutant: looks, lets others run, then takes; two callers can
+		// both win.
 		m.mu.Lock()
 		_, held := m.heldLocked(thread)
 		m.mu.Unlock()
@@ -118,6 +123,8 @@ func (m *refChatState) AcquireLock(_ context.Context, thread string, ttl time.Du
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// The lock-check-then-set mutant looked already, before it let others
+	// run, and takes the lock whatever it finds now.
 	if _, held := m.heldLocked(thread); held && m.mut != "lock-check-then-set" {
 		return nil, nil
 	}
@@ -129,7 +136,7 @@ func (m *refChatState) AcquireLock(_ context.Context, thread string, ttl time.Du
 func (m *refChatState) ReleaseLock(_ context.Context, l chatstate.Lock) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if cur, ok := m.locks[l.ThreadID]; ok && (cur.Token == l.Token || m.mut == "release-ignores-token") {
+	if cur, ok := m.locks[l.ThreadID]; ok && cur.Token == l.Token {
 		delete(m.locks, l.ThreadID)
 	}
 	return nil
@@ -168,7 +175,7 @@ func (m *refChatState) valueLocked(key string) (json.RawMessage, bool) {
 }
 
 func (m *refChatState) expiry(ttl time.Duration) time.Time {
-	if ttl <= 0 || m.mut == "set-ignores-ttl" {
+	if ttl <= 0 {
 		return time.Time{}
 	}
 	return m.clock.Now().Add(ttl)
@@ -191,14 +198,10 @@ func (m *refChatState) Set(_ context.Context, key string, value json.RawMessage,
 func (m *refChatState) SetIfNotExists(_ context.Context, key string, value json.RawMessage, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if v, ok := m.valueLocked(key); ok && !(m.mut == "null-is-a-miss" && string(v) == "null") {
+	if _, ok := m.valueLocked(key); ok {
 		return false, nil
 	}
-	exp := time.Time{}
-	if ttl > 0 {
-		exp = m.clock.Now().Add(ttl)
-	}
-	m.values[key] = stateValue{v: append(json.RawMessage(nil), value...), expires: exp}
+	m.values[key] = stateValue{v: append(json.RawMessage(nil), value...), expires: m.expiry(ttl)}
 	return true, nil
 }
 
@@ -211,7 +214,8 @@ func (m *refChatState) Delete(_ context.Context, key string) error {
 
 func (m *refChatState) AppendToList(_ context.Context, key string, value json.RawMessage, maxLength int) error {
 	if m.mut == "list-read-modify-write" {
-		// Reads, lets others run, writes back: racing appends are lost.
+		// Mutant: reads, lets others run, writes back; racing appends
+		// are lost.
 		m.mu.Lock()
 		l := append([]json.RawMessage(nil), m.lists[key]...)
 		m.mu.Unlock()
@@ -227,11 +231,7 @@ func (m *refChatState) AppendToList(_ context.Context, key string, value json.Ra
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	l := m.lists[key]
-	if maxLength > 0 && len(l) >= maxLength && m.mut == "list-cap-keeps-oldest" {
-		return nil
-	}
-	l = append(l, append(json.RawMessage(nil), value...))
+	l := append(m.lists[key], append(json.RawMessage(nil), value...))
 	if maxLength > 0 && len(l) > maxLength {
 		l = append([]json.RawMessage(nil), l[len(l)-maxLength:]...)
 	}
@@ -248,6 +248,7 @@ func (m *refChatState) GetList(_ context.Context, key string) ([]json.RawMessage
 // liveLocked drops the thread's expired entries; m.mu is held.
 func (m *refChatState) liveLocked(thread string) []chatstate.QueueEntry {
 	if m.mut == "queue-counts-expired" {
+		// Mutant: expired entries stay, count and dequeue.
 		return m.queues[thread]
 	}
 	now := m.clock.Now().UnixMilli()
@@ -266,9 +267,10 @@ func (m *refChatState) Enqueue(_ context.Context, thread string, e chatstate.Que
 	defer m.mu.Unlock()
 	e.Message = append(json.RawMessage(nil), e.Message...)
 	q := m.liveLocked(thread)
+	// An entry that came expired is dropped at once: kept (as the mutants
+	// do), it would push a live entry out of a full queue and never
+	// dequeue.
 	if e.ExpiresAt > m.clock.Now().UnixMilli() || m.mut == "queue-counts-expired" || m.mut == "expired-takes-a-place" {
-		// An entry that came expired is dropped at once: kept, it would
-		// push a live entry out of a full queue and never dequeue.
 		q = append(q, e)
 	}
 	if maxSize > 0 && len(q) > maxSize {
@@ -304,6 +306,6 @@ func (m *memoryStore) ChatState(context.Context) (conform.Opener[chatstate.State
 		t.SetPrefix(m.prefix())
 		c := &clock{}
 		t.SetClock(c)
-		return newChatState(c, m.chatMut), nil
+		return newChatState(c), nil
 	}, nil
 }

@@ -13,25 +13,18 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 )
 
-// credMutation names a deliberate departure from the CredentialProvider
-// contract, for the tests' mutants; the zero value is the reference.
-type credMutation string
-
 // refCredentials is the reference CredentialProvider: secrets sit in a
 // vault map under a name built from the ref, as the credentials module's
 // bs:cred:<provider>:<name> entries do; the adapter's own rows hold only
 // refs.
 type refCredentials struct {
-	mut credMutation
-
 	mu    sync.Mutex
 	vault map[string]string
 	rows  []map[string]any
-	cache map[string]string
 }
 
-func newCredentials(mut credMutation) *refCredentials {
-	return &refCredentials{mut: mut, vault: map[string]string{}, cache: map[string]string{}}
+func newCredentials() *refCredentials {
+	return &refCredentials{vault: map[string]string{}}
 }
 
 // The refs of the reference provider: {"provider": "memory", "name": ...},
@@ -56,18 +49,14 @@ func (m *refCredentials) Fixture(context.Context) (credentials.Fixture, error) {
 // other providers and subjects the ref does not take.
 func (m *refCredentials) vaultName(ref credentials.Ref, sub credentials.Subject) (string, error) {
 	if p, _ := ref["provider"].(string); p != "memory" {
-		kind := conform.KindInvalidInput
-		if m.mut == "unknown-provider-not-found" {
-			kind = conform.KindNotFound
-		}
-		return "", &conform.StoreError{Hint: kind, Message: fmt.Sprintf("the memory provider cannot resolve a ref of provider %q", ref["provider"])}
+		return "", &conform.StoreError{Hint: conform.KindInvalidInput, Message: fmt.Sprintf("the memory provider cannot resolve a ref of provider %q", ref["provider"])}
 	}
 	name, _ := ref["name"].(string)
 	if name == "" {
 		return "", &conform.StoreError{Hint: conform.KindInvalidInput, Message: "the ref has no name"}
 	}
 	ns := ""
-	if t, ok := ref["tenant"].(string); ok && m.mut != "ignore-tenant" {
+	if t, ok := ref["tenant"].(string); ok {
 		ns = t + ":"
 	}
 	perUser, _ := ref["perUser"].(bool)
@@ -88,11 +77,7 @@ func (m *refCredentials) Seed(_ context.Context, ref credentials.Ref, sub creden
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.vault[name] = value
-	row := map[string]any{"credential_ref": ref, "subject": sub}
-	if m.mut == "token-in-rows" {
-		row["token"] = value
-	}
-	m.rows = append(m.rows, row)
+	m.rows = append(m.rows, map[string]any{"credential_ref": ref, "subject": sub})
 	return nil
 }
 
@@ -104,13 +89,9 @@ func (m *refCredentials) GetToken(_ context.Context, ref credentials.Ref, sub cr
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v, ok := m.vault[name]
-	if c, hit := m.cache[name]; hit && m.mut == "stale-cache" {
-		v = c
-	}
 	if !ok {
 		return nil, &conform.StoreError{Hint: conform.KindNotFound, Message: "no credential " + name}
 	}
-	m.cache[name] = v
 	return &credentials.Token{Token: v, Headers: map[string]string{"authorization": "Bearer " + v}}, nil
 }
 
@@ -128,15 +109,6 @@ func (m *refCredentials) Revoke(_ context.Context, ref credentials.Ref, sub cred
 	defer m.mu.Unlock()
 	_, ok := m.vault[name]
 	delete(m.vault, name)
-	delete(m.cache, name)
-	if perUser, _ := ref["perUser"].(bool); perUser && m.mut == "revoke-all-users" {
-		all, _ := m.vaultName(ref, credentials.Subject{Type: "user"})
-		for k := range m.vault {
-			if len(k) > len(all) && k[:len(all)] == all {
-				delete(m.vault, k)
-			}
-		}
-	}
 	return ok, nil
 }
 
@@ -162,9 +134,6 @@ func (m *refCredentials) VerifyInbound(_ context.Context, ref credentials.Ref, b
 		return false, &conform.StoreError{Hint: conform.KindNotFound, Message: "no inbound secret " + name}
 	}
 	got, _ := hex.DecodeString(headers[signatureHeader])
-	if m.mut == "verify-ignores-body" {
-		return len(got) > 0, nil
-	}
 	want, _ := hex.DecodeString(sign(body, secret))
 	return hmac.Equal(got, want), nil
 }
@@ -179,6 +148,6 @@ func (m *refCredentials) AtRest(context.Context) (json.RawMessage, error) {
 func (m *memoryStore) Credentials(context.Context) (conform.Opener[credentials.CredentialProvider], error) {
 	return func(t *conform.T) (credentials.CredentialProvider, error) {
 		t.SetPrefix(m.prefix())
-		return newCredentials(m.credMut), nil
+		return newCredentials(), nil
 	}, nil
 }

@@ -9,10 +9,6 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 )
 
-// engineMutation names a deliberate departure from the engine adapter
-// contract, for the tests' mutants; the zero value is the reference.
-type engineMutation string
-
 // The statuses of the reference engine, named after Temporal's
 // WorkflowExecutionStatus, and where the adapter maps them. A run that
 // continued as new goes on under the same workflow id, so it is running.
@@ -32,7 +28,6 @@ var refEngineStatuses = []struct {
 // refEngine is the reference engine adapter over a fake engine: workflow
 // ids are the idempotency keys, every change is recorded in the registry.
 type refEngine struct {
-	mut engineMutation
 	reg *refRegistry
 
 	mu   sync.Mutex
@@ -48,8 +43,8 @@ type engineRun struct {
 
 const refEngineName = "memory-engine"
 
-func newEngine(mut engineMutation) *refEngine {
-	return &refEngine{mut: mut, reg: newRegistry(), runs: map[string]*engineRun{}, keys: map[string]string{}}
+func newEngine() *refEngine {
+	return &refEngine{reg: newRegistry(), runs: map[string]*engineRun{}, keys: map[string]string{}}
 }
 
 func (e *refEngine) Identity(context.Context) (int, string, string, error) {
@@ -67,14 +62,8 @@ func (e *refEngine) Statuses(context.Context) ([]engine.Status, error) {
 func (e *refEngine) MapStatus(_ context.Context, status string) (string, error) {
 	for _, s := range refEngineStatuses {
 		if s.Name == status {
-			if s.Name == "TERMINATED" && e.mut == "terminated-is-running" {
-				return "running", nil
-			}
 			return s.maps, nil
 		}
-	}
-	if e.mut == "guess-unknown" {
-		return "running", nil
 	}
 	return "", &conform.StoreError{Hint: conform.KindInvalidInput, Message: "unknown engine status " + status}
 }
@@ -84,9 +73,6 @@ func (e *refEngine) Registry() registry.Registry { return e.reg }
 func (e *refEngine) Start(ctx context.Context, r engine.StartRequest) (string, error) {
 	e.mu.Lock()
 	key := r.IdempotencyKey
-	if e.mut == "start-ignores-key" {
-		key = r.IdempotencyKey + "-" + conform.NewUUID()
-	}
 	if id, ok := e.keys[key]; ok {
 		e.mu.Unlock()
 		return id, nil
@@ -124,7 +110,7 @@ func (e *refEngine) Emit(ctx context.Context, id string, ev engine.Event) error 
 		return err
 	}
 	rec := registry.Record{Engine: refEngineName, ExternalID: r.workflowID, Definition: r.definition, Status: status, Tenant: r.tenant, Actor: r.actor, Attributes: ev.Attributes}
-	if ev.Error != "" && e.mut != "drops-error" {
+	if ev.Error != "" {
 		rec.Error = &ev.Error
 	}
 	if status == "running" {
@@ -145,7 +131,7 @@ func (e *refEngine) Sync(ctx context.Context, id string) error {
 		return err
 	}
 	run, err := e.reg.Get(ctx, id)
-	if err != nil || run == nil || run.CancelRequestedAt == nil || terminal(run.Status) || e.mut == "ignores-cancel" {
+	if err != nil || run == nil || run.CancelRequestedAt == nil || terminal(run.Status) {
 		return err
 	}
 	e.mu.Lock()
@@ -169,6 +155,6 @@ func (e *refEngine) EngineCancelled(_ context.Context, id string) (bool, error) 
 func (m *memoryStore) WorkflowEngine(context.Context) (conform.Opener[engine.Engine], error) {
 	return func(t *conform.T) (engine.Engine, error) {
 		t.SetPrefix(m.prefix())
-		return newEngine(m.engineMut), nil
+		return newEngine(), nil
 	}, nil
 }

@@ -1,4 +1,4 @@
-package memstore_test
+package memstore
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
-	"github.com/bsadapter/bsadapter/internal/conform/memstore"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
@@ -21,6 +20,13 @@ import (
 // in one way, and exactly the cases of the rule it breaks fail: no rule
 // goes unchecked, and no case fails for another rule's fault. None is
 // skipped: the memory store has every feature.
+//
+// A mutant is a wrapper around the reference where its fault shows at the
+// interface, and a fault the reference itself carries where it lies
+// inside the reference's logic (each reference's mutation type lists
+// those). Either way the mutant's store is the reference store with one
+// provider method overridden, so it offers exactly what the memory store
+// offers.
 func TestInterfaceMutants(t *testing.T) {
 	type mutant struct {
 		mutation string
@@ -31,7 +37,7 @@ func TestInterfaceMutants(t *testing.T) {
 		store   func(mutation string) conform.Store
 		mutants []mutant
 	}{
-		{chatstate.Suite.Name, memstore.NewChatStateMutant, []mutant{
+		{chatstate.Suite.Name, chatStateMutant, []mutant{
 			{"release-ignores-token", []string{"chat-state/lock-wrong-token"}},
 			{"lock-never-expires", []string{"chat-state/lock-expired"}},
 			{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}},
@@ -42,7 +48,7 @@ func TestInterfaceMutants(t *testing.T) {
 			{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}},
 			{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}},
 		}},
-		{credentials.Suite.Name, memstore.NewCredentialsMutant, []mutant{
+		{credentials.Suite.Name, credentialsMutant, []mutant{
 			{"unknown-provider-not-found", []string{"credentials/unknown-provider"}},
 			{"stale-cache", []string{"credentials/reseed-seen"}},
 			{"ignore-tenant", []string{"credentials/tenants-apart"}},
@@ -50,20 +56,20 @@ func TestInterfaceMutants(t *testing.T) {
 			{"verify-ignores-body", []string{"credentials/inbound-tampered-refused"}},
 			{"token-in-rows", []string{"credentials/no-token-at-rest"}},
 		}},
-		{graphcompiler.Suite.Name, memstore.NewGraphMutant, []mutant{
+		{graphcompiler.Suite.Name, graphMutant, []mutant{
 			{"lossy", []string{"graph-compiler/json-round-trip"}},
 			{"nondeterministic", []string{"graph-compiler/deterministic"}},
 			{"mutates-input", []string{"graph-compiler/input-not-mutated"}},
 			{"accepts-cycles", []string{"graph-compiler/invalid-rejected"}},
 		}},
-		{engine.Suite.Name, memstore.NewEngineMutant, []mutant{
+		{engine.Suite.Name, engineMutant, []mutant{
 			{"terminated-is-running", []string{"engine/status-map-total"}},
 			{"guess-unknown", []string{"engine/unknown-status-refused"}},
 			{"start-ignores-key", []string{"engine/start-idempotent"}},
 			{"ignores-cancel", []string{"engine/cancel-reaches-engine"}},
 			{"drops-error", []string{"engine/records-follow-registry"}},
 		}},
-		{builder.Suite.Name, memstore.NewBuilderMutant, []mutant{
+		{builder.Suite.Name, builderMutant, []mutant{
 			{"retries-step", []string{"builder/step-called-once"}},
 			{"skips-sleep", []string{"builder/sleep-durable-timer"}},
 			{"signal-by-node", []string{"builder/approval-signal"}},
@@ -91,4 +97,19 @@ func TestInterfaceMutants(t *testing.T) {
 			})
 		}
 	}
+}
+
+// mutate returns open, the reference's opener, with every subject it
+// gives passed through mutant. err is the error that came with open.
+func mutate[S any](open conform.Opener[S], err error, mutant func(S) S) (conform.Opener[S], error) {
+	if err != nil {
+		return nil, err
+	}
+	return func(t *conform.T) (S, error) {
+		s, err := open(t)
+		if err != nil {
+			return s, err
+		}
+		return mutant(s), nil
+	}, nil
 }
