@@ -68,12 +68,10 @@ Stores:
           runtime over the bridge protocol
           (--bridge 'CMD', or bridge.command in bsadapter.json)
 
-Suites: streams, registry, chat, chat-state, credentials, engine,
-graph-compiler, builder. By default every suite the store implements runs,
-and the report names the ones it left out and why; a suite named with
---suite runs whatever the store, its cases skipped with the reason where the
-store cannot run them. Each case has a stable ID and the rule it checks:
-'bsadapter conform --list' prints them all.
+` + fill("Suites: "+strings.Join(suites.Names(), ", ")+". By default every suite the store implements runs, "+
+			"and the report names the ones it left out and why; a suite named with --suite runs whatever the store, "+
+			"its cases skipped with the reason where the store cannot run them. Each case has a stable ID and the rule it checks: "+
+			"'bsadapter conform --list' prints them all.", 76) + `
 
 Exit status: 0 when every case that ran passed, 1 when a case failed, 2 for
 a usage or environment error, including a bridge that dies mid-run (the
@@ -105,7 +103,7 @@ cases it left are reported as not run).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.store, "store", "pg", "store to check: pg, memory or bridge")
-	f.StringSliceVar(&opts.suites, "suite", nil, "suites to run, comma-separated: streams, registry, chat, chat-state, credentials, engine, graph-compiler, builder (default: those the store implements)")
+	f.StringSliceVar(&opts.suites, "suite", nil, "suites to run, comma-separated: "+strings.Join(suites.Names(), ", ")+" (default: those the store implements)")
 	f.BoolVar(&opts.list, "list", false, "list the selected cases (ID and rule) without running them")
 	f.StringVar(&opts.run, "run", "", "run only the cases whose ID matches this regular expression")
 	f.StringVar(&opts.skip, "skip", "", "leave out the cases whose ID matches this regular expression (a case matched by both --run and --skip is an error)")
@@ -530,4 +528,25 @@ func fmtDur(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.1fµs", float64(d)/float64(time.Microsecond))
 	}
+}
+
+// fill wraps text into lines of at most width columns, breaking at
+// spaces, for a help paragraph built from a list.
+func fill(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		switch {
+		case n == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 )
 
-// chatStateBridge starts testdata/bridges/chatstate.mjs with flags.
+// chatStateBridge starts testdata/bridges/chat-state.mjs with flags.
 func chatStateBridge(t *testing.T, flags ...string) conform.Store {
 	t.Helper()
-	return nodeBridge(t, "chatstate.mjs", "the node state adapter", flags...)
+	return nodeBridge(t, "chat-state.mjs", "the node state adapter", flags...)
 }
 
 // A correct state adapter in Node.js, with a clock, passes every
@@ -46,7 +46,7 @@ func TestBridgeChatStateWithoutClock(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st := nodeBridgeWith(t, "chatstate.mjs", "the node state adapter", tc.opts, tc.flags...)
+			st := nodeBridgeWith(t, "chat-state.mjs", "the node state adapter", tc.opts, tc.flags...)
 			rep := runSuite(t, st, chatstate.Suite.Name)
 			if f := conformtest.Failures(rep); f != "" {
 				t.Errorf("unexpected failures:\n%s", f)

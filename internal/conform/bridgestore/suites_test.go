@@ -98,7 +98,7 @@ func TestBridgeSuites(t *testing.T) {
 			{"ignores-cancel", []string{"engine/cancel-reaches-engine"}},
 			{"drops-error", []string{"engine/records-follow-registry"}},
 		}},
-		{graphcompiler.Suite.Name, "graph.mjs", "the node compiler", []mutant{
+		{graphcompiler.Suite.Name, "graph-compiler.mjs", "the node compiler", []mutant{
 			{"lossy", []string{"graph-compiler/json-round-trip"}},
 			{"nondeterministic", []string{"graph-compiler/deterministic"}},
 			{"mutates-input", []string{"graph-compiler/input-not-mutated"}},
