@@ -216,7 +216,7 @@ func checkBridge(ctx context.Context, ws workspace) report.Check {
 	}
 	a := client.Adapter()
 	client.Close()
-	b.Status, b.Detail = report.CheckOK, fmt.Sprintf("%s answers initialize (adapter %s, format %s)", bc.commandLine(), a.Name, a.Format)
+	b.Status, b.Detail = report.CheckOK, fmt.Sprintf("%s answers initialize (adapter %s, format %s; it started in %s)", bc.commandLine(), a.Name, a.Format, client.StartedIn().Round(time.Millisecond))
 	return b
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/bridge"
@@ -122,6 +123,9 @@ type bridgeCommand struct {
 	argv   []string
 	dir    string
 	source string // "--bridge" or the path of bsadapter.json
+	// startTimeout is --start-timeout, else bsadapter.json's
+	// bridge.startTimeout, else 0 (the bridge package's default).
+	startTimeout time.Duration
 }
 
 // Bridge returns the bridge --bridge names (run in the working directory),
@@ -139,18 +143,27 @@ func (app *App) Bridge(f *bridgeFlag, hint string) (*bridgeCommand, error) {
 // resolve returns the bridge --bridge names (run in ws.dir), else the one
 // in bsadapter.json (run in its folder), else nil.
 func (f *bridgeFlag) resolve(ws workspace) *bridgeCommand {
+	var b *bridgeCommand
 	switch {
 	case f.set:
-		return &bridgeCommand{argv: f.argv, dir: ws.dir, source: "--bridge"}
+		b = &bridgeCommand{argv: f.argv, dir: ws.dir, source: "--bridge"}
 	case ws.cfg != nil && len(ws.cfg.Bridge.Command) > 0:
-		return &bridgeCommand{argv: ws.cfg.Bridge.Command, dir: ws.cfg.Dir, source: ws.cfg.Path}
+		b = &bridgeCommand{argv: ws.cfg.Bridge.Command, dir: ws.cfg.Dir, source: ws.cfg.Path}
+	default:
+		return nil
 	}
-	return nil
+	switch {
+	case f.startSet:
+		b.startTimeout = f.startTimeout
+	case ws.cfg != nil:
+		b.startTimeout = ws.cfg.Bridge.StartTimeout
+	}
+	return b
 }
 
 // options returns the bridge options for b, with this binary's version.
 func (b *bridgeCommand) options() bridge.Options {
-	return bridge.Options{Command: b.argv, Dir: b.dir, ClientVersion: Build().Version}
+	return bridge.Options{Command: b.argv, Dir: b.dir, ClientVersion: Build().Version, StartTimeout: b.startTimeout}
 }
 
 // commandLine is the bridge's command as messages show it.
@@ -160,6 +173,10 @@ func (b *bridgeCommand) commandLine() string { return strings.Join(b.argv, " ") 
 func (b *bridgeCommand) startErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	var te *bridge.TransportError
+	if errors.As(err, &te) && te.StartTimeout {
+		return envErr(err, "a slow start (a cold npx, a loaded machine) needs a longer --start-timeout or bridge.startTimeout in bsadapter.json; otherwise run the bridge command (from "+b.source+") by hand in "+b.dir+" to see why it does not answer initialize")
 	}
 	return envErr(err, "the bridge command comes from "+b.source+"; run it by hand in "+b.dir+" to see why it fails (it must answer initialize, see the bridge protocol)")
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
@@ -28,17 +30,28 @@ type bridgeFlag struct {
 	value string
 	set   bool // given, even as ""
 	argv  []string
+	// startTimeout is --start-timeout: how long the bridge may take to
+	// start, apart from each request's --timeout (0: bsadapter.json's
+	// bridge.startTimeout, else the bridge package's default).
+	startTimeout time.Duration
+	startSet     bool
 }
 
-// addBridgeFlag adds --bridge to cmd; usage says what it does there.
+// addBridgeFlag adds --bridge and --start-timeout to cmd; usage says what
+// --bridge does there.
 func addBridgeFlag(cmd *cobra.Command, f *bridgeFlag, usage string) {
 	cmd.Flags().StringVar(&f.value, "bridge", "", usage)
+	cmd.Flags().DurationVar(&f.startTimeout, "start-timeout", 0, fmt.Sprintf("how long the bridge may take to start and answer initialize, apart from each request's time limit (default: bridge.startTimeout in bsadapter.json, else %s)", bridge.DefaultStartTimeout))
 }
 
 // parse notes whether --bridge was given and splits it. An empty --bridge
 // (an unset variable, say) is a usage error on every command, whatever the
 // other flags, rather than silently no bridge.
 func (f *bridgeFlag) parse(cmd *cobra.Command) error {
+	f.startSet = cmd.Flags().Changed("start-timeout")
+	if f.startSet && f.startTimeout <= 0 {
+		return usageErr("e.g. --start-timeout 2m, or leave it out for bridge.startTimeout in bsadapter.json or the default of "+bridge.DefaultStartTimeout.String(), "--start-timeout must be positive, got %s", f.startTimeout)
+	}
 	f.set = cmd.Flags().Changed("bridge")
 	if !f.set {
 		return nil

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // FileName is the name of the adapter config file.
@@ -29,6 +30,9 @@ type Config struct {
 	Bridge struct {
 		// Command is the bridge's argv, run in Dir.
 		Command []string
+		// StartTimeout bounds the bridge's start (its process up and its
+		// answer to initialize); zero for bsadapter's default.
+		StartTimeout time.Duration
 	}
 	// Fixtures lists fixture files or folders, relative to Dir. The file
 	// may give one string or an array of strings.
@@ -66,7 +70,7 @@ type Ignore struct {
 // Known keys, for the error on an unknown one.
 var (
 	topKeys       = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures", "roundTrip", "blocks"}
-	bridgeKeys    = []string{"command"}
+	bridgeKeys    = []string{"command", "startTimeout"}
 	roundTripKeys = []string{"ignore", "parts"}
 	ignoreKeys    = []string{"path", "reason"}
 )
@@ -201,6 +205,17 @@ func parse(path, abs string, data []byte) (*Config, error) {
 					return nil, fail(`"bridge.command[0]" is empty; it must name the program to run`)
 				}
 			}
+		}
+		if tv, ok := b["startTimeout"]; ok {
+			var text string
+			d, err := time.Duration(0), json.Unmarshal(tv, &text)
+			if err == nil {
+				d, err = time.ParseDuration(text)
+			}
+			if err != nil || d <= 0 {
+				return nil, fail(`"bridge.startTimeout" must be a positive duration in a string, like "90s" or "2m", not %s`, strings.TrimSpace(string(tv)))
+			}
+			c.Bridge.StartTimeout = d
 		}
 	}
 	if _, ok := raw["blocks"]; ok && c.Blocks == "" {

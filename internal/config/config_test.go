@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, dir, body string) string {
@@ -43,6 +44,17 @@ func TestLoadScaffoldShape(t *testing.T) {
 	}
 }
 
+// The bridge's start timeout is a duration in Go's syntax.
+func TestLoadStartTimeout(t *testing.T) {
+	c, err := Load(write(t, t.TempDir(), `{"bridge": {"command": ["node", "b.mjs"], "startTimeout": "2m30s"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bridge.StartTimeout != 150*time.Second {
+		t.Errorf("start timeout %s, want 2m30s", c.Bridge.StartTimeout)
+	}
+}
+
 func TestLoadFixturesArray(t *testing.T) {
 	c, err := Load(write(t, t.TempDir(), `{"fixtures": ["a", "b/c.jsonl"]}`))
 	if err != nil {
@@ -59,6 +71,10 @@ func TestLoadErrors(t *testing.T) {
 		{`{"bridge": {"cmd": ["node"]}}`, `unknown key "cmd" in "bridge"`},
 		{`{"bridge": {"command": "node bridge.mjs"}}`, `"bridge.command" must be a non-empty array of strings`},
 		{`{"bridge": {"command": []}}`, `"bridge.command" must be a non-empty array`},
+		{`{"bridge": {"startTimeout": 90}}`, `"bridge.startTimeout" must be a positive duration in a string, like "90s" or "2m", not 90`},
+		{`{"bridge": {"startTimeout": "soon"}}`, `"bridge.startTimeout" must be a positive duration in a string, like "90s" or "2m", not "soon"`},
+		{`{"bridge": {"startTimeout": "-1s"}}`, `"bridge.startTimeout" must be a positive duration`},
+		{`{"bridge": {"startTimeOut": "1s"}}`, `unknown key "startTimeOut" in "bridge" (did you mean "startTimeout"?)`},
 		{`{"fixtures": 3}`, `"fixtures" must be a string or an array of strings`},
 		{`{"fixtures": null}`, `"fixtures" must be a string or an array of strings`},
 		{`{"name": 1}`, `"name" must be a string, not a number`},
