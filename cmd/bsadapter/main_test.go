@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/cli"
+	"github.com/bsadapter/bsadapter/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -31,7 +33,9 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
 			"gone":  cmdGone,
+
 		},
+		Condition: missingCondition,
 		Setup: func(env *testscript.Env) error {
 			// Start every script from a neutral environment: no colors
 			// forced, not in CI unless the script says so.
@@ -70,9 +74,28 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// missingCondition is the condition [missing:PROGRAM]: true when PROGRAM
+// is not on PATH, so that "[missing:node] skip 'needs node'" skips the
+// script. Under CI=true a missing program is an error that fails the
+// script instead: CI must never pass by skipping.
+func missingCondition(cond string) (bool, error) {
+	prog, ok := strings.CutPrefix(cond, "missing:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := exec.LookPath(prog); err == nil {
+		return false, nil
+	}
+	if testenv.InCI() {
+		return false, fmt.Errorf("CI=true and %s is not on PATH (scripts/test installs it)", prog)
+	}
+	return true, nil
+}
+
 // cmdGone checks that the process whose pid is in each named file has
-// ended (within 5 s): "gone bridge.pid" after a run proves it left no
-// bridge behind. A zombie (ended, not yet reaped by init) counts as gone.
+// ended (within 30 s, a bound a loaded machine meets): "gone bridge.pid"
+// after a run proves it left no bridge behind. A zombie (ended, not yet
+// reaped by init) counts as gone.
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: gone PIDFILE...")
@@ -82,7 +105,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil {
 			ts.Fatalf("gone: %s holds no pid: %v", f, err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for running(pid) {
 			if time.Now().After(deadline) {
 				ts.Fatalf("process %d (from %s) is still running", pid, f)
@@ -105,4 +128,21 @@ func running(pid int) bool {
 		return false
 	}
 	return p.Signal(syscall.Signal(0)) == nil
+}
+
+// [missing:PROGRAM] skips a script for a missing program, except under
+// CI=true, where it fails it.
+func TestMissingCondition(t *testing.T) {
+	const absent = "missing:bsadapter-test-no-such-program"
+	t.Setenv("CI", "")
+	if ok, err := missingCondition(absent); !ok || err != nil {
+		t.Errorf("outside CI: %v, %v; want true (skip)", ok, err)
+	}
+	if ok, err := missingCondition("missing:go"); ok || err != nil {
+		t.Errorf("a program on PATH: %v, %v; want false", ok, err)
+	}
+	t.Setenv("CI", "true")
+	if _, err := missingCondition(absent); err == nil || !strings.Contains(err.Error(), "CI=true") {
+		t.Errorf("under CI: %v; want an error that fails the script", err)
+	}
 }
