@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/spf13/cobra"
@@ -215,8 +216,18 @@ func checkBridge(ctx context.Context, ws workspace) report.Check {
 		return b
 	}
 	a := client.Adapter()
+	var offers []string
+	for _, g := range suites.BridgeGroups() {
+		if client.Capabilities().Has(g) {
+			offers = append(offers, g)
+		}
+	}
 	client.Close()
 	b.Status, b.Detail = report.CheckOK, fmt.Sprintf("%s answers initialize (adapter %s, format %s; it started in %s)", bc.commandLine(), a.Name, a.Format, client.StartedIn().Round(time.Millisecond))
+	if len(offers) > 0 {
+		// What 'conform --store bridge' will run.
+		b.Detail += "; it offers " + strings.Join(offers, ", ")
+	}
 	return b
 }
 

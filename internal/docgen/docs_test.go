@@ -249,9 +249,9 @@ func exampleConforms(t *testing.T, opts ...bridgestore.Option) {
 			t.Errorf("closing the example bridge: %v", err)
 		}
 	})
-	for _, suite := range []string{streams.Suite.Name, registry.Suite.Name} {
-		if err := suites.Named(suite).Open(t.Context(), store); err != nil {
-			t.Fatalf("the example bridge does not offer the %s suite: %v", suite, err)
+	for _, suite := range []*conform.Suite{streams.Suite, registry.Suite} {
+		if err := suite.Open(t.Context(), store); err != nil {
+			t.Fatalf("the example bridge does not offer the %s suite: %v", suite.Name, err)
 		}
 	}
 	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{streams.Suite.Name, registry.Suite.Name}})

@@ -50,9 +50,9 @@ var DefaultContracts = []string{ContractChat, ContractStreams, ContractWorkflows
 // defaults first, then the others in the suites' order.
 func AllContracts() []string {
 	out := slices.Clone(DefaultContracts)
-	for _, s := range suites.All {
-		if s.Contract != "" && !slices.Contains(out, s.Contract) {
-			out = append(out, s.Contract)
+	for _, c := range suites.Contracts() {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -206,13 +206,6 @@ func (m *memoryChat) AppendUser(_ context.Context, chatID string, msg chat.Messa
 	return chat.MessageResult{MessageID: id, ParentID: optional(parent), Created: true}, nil
 }
 
-func (m *memoryChat) parentOf(c *memChat, id string) *string {
-	if msg, ok := c.messages[id]; ok {
-		return optional(msg.parent)
-	}
-	return nil
-}
-
 func optional(s string) *string {
 	if s == "" {
 		return nil

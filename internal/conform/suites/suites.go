@@ -44,15 +44,6 @@ func Names() []string {
 // copy: callers may filter it.
 func Cases() []conform.Case { return conform.AllCases(All) }
 
-// Named returns the suite called name, or nil.
-func Named(name string) *conform.Suite {
-	i := slices.IndexFunc(All, func(s *conform.Suite) bool { return s.Name == name })
-	if i < 0 {
-		return nil
-	}
-	return All[i]
-}
-
 // Contracts returns the `bsadapter new --contracts` names, each once, in
 // the order of the suites that check them.
 func Contracts() []string {
