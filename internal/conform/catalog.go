@@ -14,7 +14,7 @@ func WriteCatalog(w io.Writer, suites []*Suite) error {
 	var b strings.Builder
 	b.WriteString(`# Conformance catalog
 
-<!-- Generated from internal/conform's case table by
+<!-- Generated from the suites under internal/conform/suites by
      go test ./internal/conform -run Catalog -update; do not edit. -->
 
 ` + "`bsadapter conform`" + ` runs these cases. Each has a stable ID, the one rule it

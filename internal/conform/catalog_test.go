@@ -14,9 +14,9 @@ import (
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/conformance.md from the case table")
+var update = flag.Bool("update", false, "rewrite docs/conformance.md from the suites")
 
-// docs/conformance.md is generated from the case table; this test fails
+// docs/conformance.md is generated from the suites; this test fails
 // when they drift (run with -update to rewrite it).
 func TestCatalog(t *testing.T) {
 	var buf bytes.Buffer
@@ -34,7 +34,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatalf("%v (run 'go test ./internal/conform -run Catalog -update' to generate it)", err)
 	}
 	if !bytes.Equal(have, buf.Bytes()) {
-		t.Errorf("docs/conformance.md is out of date with the case table: run 'go test ./internal/conform -run Catalog -update'")
+		t.Errorf("docs/conformance.md is out of date with the suites: run 'go test ./internal/conform -run Catalog -update'")
 	}
 	for _, c := range suites.Cases() {
 		if !bytes.Contains(have, []byte("`"+c.ID+"`")) {
