@@ -22,7 +22,9 @@ checks, a fresh subject (fresh ids, and a database of its own when it
 purges) and a timeout. A failure names the rule and shows the expected and
 the actual values. Select cases with ` + "`--suite`, `--run REGEX` and `--skip REGEX`" + `
 (a case matched by both ` + "`--run` and `--skip`" + ` is an error); ` + "`bsadapter conform --list`" + `
-prints this table.
+prints this table. Which of better-supabase's own kit checks each case holds,
+and where the suites ask for more or other than upstream's interfaces, is in
+[upstream-interfaces.md](upstream-interfaces.md).
 
 How each store is driven:
 
