@@ -30,6 +30,10 @@ type gate struct {
 	holds   []*hold
 	waiting map[*caseState]waiter
 	changed chan struct{}
+	// slowest is the longest whole-store step seen so far: on a slow
+	// store (or a busy machine) steps take longer, and the guard grows
+	// with them (see guardLocked).
+	slowest time.Duration
 }
 
 // waiter is a whole-store step waiting for other cases' holds.
@@ -106,6 +110,12 @@ func (e Effect) removes(h *hold, t time.Time) bool {
 // guard is how long a whole-store step may take: a hold due within it
 // counts as due.
 const guard = 500 * time.Millisecond
+
+// guardLocked is the guard the gate keeps now: at least guard, and twice
+// the slowest whole-store step seen, so that a store whose steps take
+// longer (a loaded machine slows every call) is given the room it needs
+// rather than spoiling the checks of the cases that wait.
+func (g *gate) guardLocked() time.Duration { return max(guard, 2*g.slowest) }
 
 // slot is a case's place among the run's parallel cases. A case gives it
 // up while it sleeps, so that a run waiting for TTLs goes on with other
@@ -188,7 +198,7 @@ func (g *gate) releaseHolds(s *caseState) {
 // a hold of s: of two such steps, the one that began to wait first goes.
 func (g *gate) blockedLocked(s *caseState, e Effect, since, now time.Time) bool {
 	for _, h := range g.holds {
-		if h.owner == s || !e.removes(h, now.Add(guard)) {
+		if h.owner == s || !e.removes(h, now.Add(g.guardLocked())) {
 			continue
 		}
 		if w, ok := g.waiting[h.owner]; ok && since.Before(w.since) && g.removesHoldOfLocked(w.e, s, now) {
@@ -201,7 +211,7 @@ func (g *gate) blockedLocked(s *caseState, e Effect, since, now time.Time) bool 
 
 func (g *gate) removesHoldOfLocked(e Effect, s *caseState, now time.Time) bool {
 	for _, h := range g.holds {
-		if h.owner == s && e.removes(h, now.Add(guard)) {
+		if h.owner == s && e.removes(h, now.Add(g.guardLocked())) {
 			return true
 		}
 	}
@@ -264,23 +274,39 @@ func (s *caseState) alone(ctx context.Context, e Effect, fn func() error) error 
 			spoiled = append(spoiled, h.disturbed)
 		}
 	}
+	room := g.guardLocked()
 	g.mu.Unlock()
 	if len(spoiled) > 0 {
-		return fmt.Errorf("the check could not be made: %s; this happens when store calls take longer than %s: give the store a movable clock (capability clock) or run fewer cases at once", spoiled[0], guard)
+		return fmt.Errorf("the check could not be made: %s; this happens when store calls take longer than %s: give the store a movable clock (capability clock) or run fewer cases at once", spoiled[0], room)
 	}
 	// However the step ends: a case may stop inside it (T.Must, T.Fatal)
 	// after its purge took what it took.
-	defer g.stepDone(s, e)
+	defer g.stepDone(s, e, time.Now())
 	return fn()
 }
 
+// disturbed says whether a whole-store step of another case may have
+// removed what the case of s waited for: its result then says nothing
+// sure about the store.
+func (g *gate) disturbed(s *caseState) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, h := range g.holds {
+		if h.owner == s && h.disturbed != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // stepDone tells the other cases that the whole-store step of s, with
-// Effect e, has ended: a hold it may have removed is marked disturbed, and
+// Effect e, begun at began, has ended (and the gate how long it took): a hold it may have removed is marked disturbed, and
 // the steps waiting for the gate look again.
-func (g *gate) stepDone(s *caseState, e Effect) {
+func (g *gate) stepDone(s *caseState, e Effect, began time.Time) {
 	end := time.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.slowest = max(g.slowest, end.Sub(began))
 	for _, h := range g.holds {
 		if h.owner != s && h.disturbed == "" && e.removes(h, end) {
 			h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))

@@ -129,3 +129,66 @@ func TestStepStoppedInsideStillEnds(t *testing.T) {
 		t.Error("the hold the step's purge may have removed is not marked disturbed")
 	}
 }
+
+// A case that failed after another case's purge may have taken what it
+// waited for runs again on a fresh subject; a failure without such a
+// disturbance, or one that comes back every time, stands.
+func TestDisturbedCaseRunsAgain(t *testing.T) {
+	var flaky, broken, plain atomic.Int32
+	disturb := func(t *T) {
+		t.s.holdFrom("streams", HoldExpiry, time.Now())
+		g := t.s.gate
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, h := range g.holds {
+			if h.owner == t.s {
+				h.disturbed = "another case's purge ended after it was due"
+			}
+		}
+	}
+	cases := fakeSuite("streams",
+		CaseOf[bare]{ID: "streams/flaky", Run: func(t *T, _ bare) {
+			if flaky.Add(1) == 1 {
+				disturb(t)
+				t.Fatalf("lost what it waited for")
+			}
+		}},
+		CaseOf[bare]{ID: "streams/broken", Run: func(t *T, _ bare) {
+			broken.Add(1)
+			disturb(t)
+			t.Fatalf("the rule does not hold")
+		}},
+		CaseOf[bare]{ID: "streams/plain-failure", Run: func(t *T, _ bare) {
+			plain.Add(1)
+			t.Fatalf("the rule does not hold")
+		}},
+	).Cases
+	rep := Run(t.Context(), &fakeStore{}, cases, Options{Parallel: 3})
+	want := map[string]Outcome{"streams/flaky": Pass, "streams/broken": Fail, "streams/plain-failure": Fail}
+	for _, r := range rep.Results {
+		if r.Outcome != want[r.ID] {
+			t.Errorf("%s: %s, want %s", r.ID, r.Outcome, want[r.ID])
+		}
+	}
+	if flaky.Load() != 2 || broken.Load() != disturbedAttempts || plain.Load() != 1 {
+		t.Errorf("runs: flaky %d (want 2), broken %d (want %d), plain failure %d (want 1)", flaky.Load(), broken.Load(), disturbedAttempts, plain.Load())
+	}
+}
+
+// The guard grows with the slowest whole-store step the gate has seen, so
+// that a slow store is given the room it needs.
+func TestGuardGrowsWithSlowSteps(t *testing.T) {
+	g := newGate()
+	s := &caseState{gate: g, isolated: true}
+	if err := s.alone(t.Context(), PurgeOf("streams", time.Hour), func() error {
+		time.Sleep(guard)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if got := g.guardLocked(); got < 2*guard {
+		t.Errorf("guard %s after a step of at least %s, want at least twice that", got, guard)
+	}
+}
