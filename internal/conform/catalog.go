@@ -49,7 +49,10 @@ memory) or the store's clock moved (a bridge with the ` + "`clock`" + ` capabili
 the cases move time by hours and days; on any other store they use real TTLs
 and windows of a second and wait for them, side by side with the
 rest of the run. Every case that purges runs its purge alone: no other case
-of the store is in flight.
+of the store is in flight. A slow store gets more room as the run sees its
+purges take longer, and a case whose wait another case's purge may have
+spoiled runs again, on a fresh subject, up to three times before its
+failure stands; a store that breaks the rule fails every time.
 
 Some cases need a feature not every store has; they are reported as
 skipped, with the reason, where it is missing:
