@@ -103,14 +103,17 @@ func TestBridgeSuites(t *testing.T) {
 			{"nondeterministic", []string{"graph-compiler/deterministic"}},
 			{"mutates-input", []string{"graph-compiler/input-not-mutated"}},
 			{"accepts-cycles", []string{"graph-compiler/invalid-rejected"}},
+			{"from-to", []string{"graph-compiler/json-round-trip", "graph-compiler/deterministic", "graph-compiler/input-not-mutated"}},
 		}},
 		{builder.Suite.Name, "builder.mjs", "the node builder runtime", []mutant{
 			{"retries-step", []string{"builder/step-called-once"}},
 			{"skips-sleep", []string{"builder/sleep-durable-timer"}},
 			{"signal-by-node", []string{"builder/approval-signal"}},
-			{"denied-continues", []string{"builder/approval-denied-stops"}},
+			{"strict-approval", []string{"builder/approval-branches"}},
+			{"denied-stops", []string{"builder/approval-branches", "builder/only-active-edges"}},
 			{"runs-both-branches", []string{"builder/only-active-edges"}},
-			{"outputs-miss-trigger", []string{"builder/outputs-of-nodes-that-ran"}},
+			{"outputs-miss-trigger", []string{"builder/step-sees-results", "builder/outputs-of-nodes-that-ran"}},
+			{"step-in-config", []string{"builder/step-called-once", "builder/step-sees-results", "builder/outputs-of-nodes-that-ran"}},
 		}},
 	} {
 		t.Run(s.suite, func(t *testing.T) {

@@ -2,8 +2,10 @@ package memstore
 
 import (
 	"context"
-	"fmt"
 	"maps"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
@@ -13,15 +15,22 @@ import (
 // builderMutation names a deliberate fault of the reference runtime,
 // which only the mutant tests set; the zero value is the reference. Most
 // mutants wrap the Runtime interface in the tests instead; the faults
-// here, "runs-both-branches" and "denied-continues", are edges the graph
-// walk follows where it should not, which a wrapper could only make by
-// walking the graph itself.
+// here lie inside the graph walk or the runtime's reading of a node,
+// which a wrapper could only make by walking the graph itself:
+// "runs-both-branches" (a condition's edges are all followed),
+// "denied-stops" (an edge without a branch out of a condition or an
+// approval is followed only when the outcome is true, the rule bsadapter
+// held before it read upstream's executeGraph), "strict-approval" (an
+// approval approves only a payload with approved: true) and
+// "step-in-config" (a step's name is read from config.step, where
+// bsadapter's graphs kept it, instead of the node's step).
 type builderMutation string
 
 // refBuilder is the reference builder runtime with the graph walk of
-// executeGraph: nodes run once every edge into them has been decided and
-// at least one of them is active; a condition activates its matching
-// branch, a denied approval none of its edges.
+// upstream's executeGraph: the nodes run in topological order, each once
+// an edge into it is active; an edge is active once its source ran and,
+// out of a condition or an approval, it has no branch or the branch of
+// the outcome.
 type refBuilder struct {
 	// mut is a mutant's fault, set only by the mutant tests.
 	mut builderMutation
@@ -31,88 +40,159 @@ func (b *refBuilder) Identity(context.Context) (int, string, error) { return 1, 
 
 func (b *refBuilder) Execute(_ context.Context, r builder.Request) (builder.Result, error) {
 	res := builder.Result{Outputs: map[string]any{}, Trace: []builder.TraceEvent{}}
+	// executeGraph refuses what the compiler refuses, before it runs
+	// anything.
+	order, err := (&refCompiler{}).check(&r.Graph)
+	if err != nil {
+		return res, err
+	}
 	nodes := map[string]graphcompiler.Node{}
-	incoming := map[string][]graphcompiler.Edge{}
 	for _, n := range r.Graph.Nodes {
 		nodes[n.ID] = n
 	}
-	for _, e := range r.Graph.Edges {
-		incoming[e.To] = append(incoming[e.To], e)
-	}
-	// active[edge] is decided once its source has run (or been skipped).
-	decided := map[int]bool{}
-	active := map[int]bool{}
-	done := map[string]bool{}
-	for progress := true; progress; {
-		progress = false
-		for _, n := range r.Graph.Nodes {
-			if done[n.ID] {
-				continue
-			}
-			ready, on := true, n.Kind == "trigger"
-			for i, e := range r.Graph.Edges {
-				if e.To != n.ID {
-					continue
-				}
-				if !decided[i] {
-					ready = false
-				}
-				on = on || active[i]
-			}
-			if !ready {
-				continue
-			}
-			done[n.ID], progress = true, true
-			var out any
-			if on {
-				var err error
-				if out, err = b.run(n, r, &res); err != nil {
-					return res, err
-				}
-				res.Outputs[n.ID] = out
-			}
-			for i, e := range r.Graph.Edges {
-				if e.From != n.ID {
-					continue
-				}
-				decided[i] = true
-				// The runs-both-branches and denied-continues mutants
-				// follow edges the reference leaves.
-				switch {
-				case !on:
-				case n.Kind == "condition":
-					active[i] = e.Branch == fmt.Sprint(out) || b.mut == "runs-both-branches"
-				case n.Kind == "approval":
-					active[i] = out.(map[string]any)["approved"] == true || b.mut == "denied-continues"
-				default:
-					active[i] = true
-				}
-			}
+	// outcome holds the outcome of every node that ran: a condition's
+	// test, an approval's decision, true for the others.
+	outcome := map[string]bool{}
+	for _, id := range order {
+		n := nodes[id]
+		if n.Kind != "trigger" && !b.reached(r.Graph, nodes, id, outcome) {
+			continue
 		}
+		out, took := b.run(n, r, &res)
+		res.Outputs[id] = out
+		outcome[id] = took
 	}
 	return res, nil
 }
 
-// run is the runtime's part: a durable step, timer or signal per node.
-func (b *refBuilder) run(n graphcompiler.Node, r builder.Request, res *builder.Result) (any, error) {
-	switch n.Kind {
-	case "trigger":
-		return r.Input, nil
-	case "step":
-		res.Trace = append(res.Trace, builder.TraceEvent{Type: "step", NodeID: n.ID, Step: fmt.Sprint(n.Config["step"]), Config: maps.Clone(n.Config),
-			Input: maps.Clone(r.Input), Results: maps.Clone(res.Outputs), RunKey: r.RunKey, Attempt: 1})
-		return map[string]any{"node": n.ID, "step": n.Config["step"]}, nil
-	case "sleep":
-		secs, _ := n.Config["seconds"].(float64)
-		res.Trace = append(res.Trace, builder.TraceEvent{Type: "sleep", NodeID: n.ID, Seconds: secs})
-		return map[string]any{"slept": secs}, nil
-	case "approval":
-		res.Trace = append(res.Trace, builder.TraceEvent{Type: "signal", NodeID: n.ID, Signal: r.RunKey + ":" + n.ID})
-		return map[string]any{"approved": r.Approvals[n.ID]}, nil
-	case "condition":
-		return r.Input[fmt.Sprint(n.Config["field"])] == n.Config["equals"], nil
+// reached reports whether an edge into the node id is active.
+func (b *refBuilder) reached(g graphcompiler.Graph, nodes map[string]graphcompiler.Node, id string, outcome map[string]bool) bool {
+	for _, e := range g.Edges {
+		if e.Target != id {
+			continue
+		}
+		took, ran := outcome[e.Source]
+		kind := nodes[e.Source].Kind
+		switch {
+		case !ran:
+		case kind == "condition" && b.mut == "runs-both-branches":
+			return true
+		case e.Branch == "" && (took || b.mut != "denied-stops"):
+			return true
+		case e.Branch == strconv.FormatBool(took):
+			return true
+		}
 	}
-	return nil, &conform.StoreError{Hint: conform.KindInvalidInput, Message: "unknown node kind " + n.Kind}
+	return false
+}
+
+// run is the runtime's part, as the harness sees it: a call of the
+// node's library step, a durable timer, a wait for an approval's hook. It
+// returns the node's output and its outcome.
+func (b *refBuilder) run(n graphcompiler.Node, r builder.Request, res *builder.Result) (any, bool) {
+	switch n.Kind {
+	case "step":
+		step := n.Step
+		if b.mut == "step-in-config" {
+			step, _ = n.Config["step"].(string)
+		}
+		config := maps.Clone(n.Config)
+		if config == nil {
+			config = map[string]any{}
+		}
+		res.Trace = append(res.Trace, builder.TraceEvent{Type: "step", Node: n.ID, Step: step, Config: config,
+			Input: maps.Clone(r.Input), Results: maps.Clone(res.Outputs), RunKey: r.RunKey})
+		out := map[string]any{"node": n.ID}
+		if step != "" {
+			out["step"] = step
+		}
+		return out, true
+	case "sleep":
+		ms, _ := durationMs(n.Config["duration"])
+		res.Trace = append(res.Trace, builder.TraceEvent{Type: "sleep", Ms: ms})
+		return nil, true
+	case "approval":
+		res.Trace = append(res.Trace, builder.TraceEvent{Type: "approval", Token: r.RunKey + ":" + n.ID})
+		payload := r.Approvals[n.ID]
+		decision, _ := payload.(map[string]any)
+		if b.mut == "strict-approval" {
+			return payload, decision["approved"] == true
+		}
+		return payload, decision == nil || decision["approved"] != false
+	case "condition":
+		ok := test(n.Config, map[string]any{"input": r.Input, "results": res.Outputs})
+		return ok, ok
+	}
+	return r.Input, true // the trigger's output is the input
+}
+
+// test evaluates a condition node's config {path, op, value} on the run's
+// data, scope's "input" and "results".
+func test(config map[string]any, scope map[string]any) bool {
+	path, _ := config["path"].(string)
+	parts := strings.Split(path, ".")
+	var actual any = scope[parts[0]]
+	for _, key := range parts[1:] {
+		switch v := actual.(type) {
+		case map[string]any:
+			actual = v[key]
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(v) {
+				return false
+			}
+			actual = v[i]
+		default:
+			actual = nil
+		}
+	}
+	want := config["value"]
+	a, aNum := actual.(float64)
+	w, wNum := want.(float64)
+	switch config["op"] {
+	case "equals":
+		return sameValue(actual, want)
+	case "notEquals":
+		return !sameValue(actual, want)
+	case "exists":
+		return actual != nil
+	case "truthy":
+		return truthy(actual)
+	case "greaterThan":
+		return aNum && wNum && a > w
+	case "lessThan":
+		return aNum && wNum && a < w
+	case "contains":
+		if s, ok := actual.(string); ok {
+			sub, ok := want.(string)
+			return ok && strings.Contains(s, sub)
+		}
+		list, _ := actual.([]any)
+		for _, item := range list {
+			if sameValue(item, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameValue compares two JSON values as values.
+func sameValue(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// truthy is JavaScript's truthiness of a JSON value.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	}
+	return true
 }
 
 // BuilderRuntime gives each builder case a reference runtime of its own.

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
@@ -34,7 +35,7 @@ func builderMutant(name string) conform.Store {
 			return reporting{b, signalByNode}
 		case "outputs-miss-trigger":
 			return reporting{b, outputsMissTrigger}
-		case "denied-continues", "runs-both-branches":
+		case "runs-both-branches", "denied-stops", "strict-approval", "step-in-config":
 			b.(*refBuilder).mut = builderMutation(name)
 			return b
 		}
@@ -58,13 +59,13 @@ func (b reporting) Execute(ctx context.Context, r builder.Request) (builder.Resu
 	return res, err
 }
 
-// retriesStep calls every step twice, the second time as attempt 2.
+// retriesStep calls every step twice, as a runtime that retries outside
+// the engine's durable step might.
 func retriesStep(_ builder.Request, res *builder.Result) {
 	trace := make([]builder.TraceEvent, 0, len(res.Trace))
 	for _, e := range res.Trace {
 		trace = append(trace, e)
 		if e.Type == "step" {
-			e.Attempt = 2
 			trace = append(trace, e)
 		}
 	}
@@ -76,12 +77,12 @@ func skipsSleep(_ builder.Request, res *builder.Result) {
 	res.Trace = slices.DeleteFunc(res.Trace, func(e builder.TraceEvent) bool { return e.Type == "sleep" })
 }
 
-// signalByNode names an approval's signal after its node alone, so that
-// two runs of a graph wait for the same signal.
-func signalByNode(_ builder.Request, res *builder.Result) {
+// signalByNode waits on an approval's hook by its node id alone, so that
+// two runs of a graph wait for the same hook.
+func signalByNode(r builder.Request, res *builder.Result) {
 	for i, e := range res.Trace {
-		if e.Type == "signal" {
-			res.Trace[i].Signal = e.NodeID
+		if e.Type == "approval" {
+			res.Trace[i].Token = strings.TrimPrefix(e.Token, r.RunKey+":")
 		}
 	}
 }

@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
@@ -18,9 +22,9 @@ import (
 // could only make by compiling the graph itself.
 type graphMutation string
 
-// refCompiler is the reference graph compiler: it checks a graph against
-// the contract and compiles it into a plan of nodes in topological order,
-// each with the nodes it leads to.
+// refCompiler is the reference graph compiler: it checks a WorkflowGraph
+// as upstream's validateGraph does and compiles it into a plan of nodes
+// in topological order, each with the edges out of it.
 type refCompiler struct {
 	// mut is a mutant's fault, set only by the mutant tests.
 	mut graphMutation
@@ -32,20 +36,83 @@ func invalid(format string, args ...any) error {
 	return &conform.StoreError{Hint: conform.KindInvalidInput, Message: fmt.Sprintf(format, args...)}
 }
 
-// check returns why g breaks the contract, or nil, and the nodes in
-// topological order.
+// durationUnits are the units of a sleep's duration written as text, in
+// milliseconds.
+var durationUnits = map[string]float64{"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+var durationText = regexp.MustCompile(`^(\d+)(ms|s|m|h|d)$`)
+
+// durationMs reads a sleep node's duration: a positive number of
+// milliseconds, or a whole number with a unit ("30s", "5m", "2h", "1d").
+func durationMs(v any) (float64, bool) {
+	switch d := v.(type) {
+	case float64:
+		if math.IsInf(d, 0) || math.IsNaN(d) || d <= 0 {
+			return 0, false
+		}
+		return math.Round(d), true
+	case string:
+		m := durationText.FindStringSubmatch(strings.TrimSpace(d))
+		if m == nil {
+			return 0, false
+		}
+		n, err := strconv.ParseFloat(m[1], 64)
+		if err != nil || n*durationUnits[m[2]] <= 0 {
+			return 0, false
+		}
+		return n * durationUnits[m[2]], true
+	}
+	return 0, false
+}
+
+// conditionOps are the tests a condition node's config can name.
+var conditionOps = []string{"equals", "notEquals", "exists", "truthy", "greaterThan", "lessThan", "contains"}
+
+// nodeID is the form of a node id: upstream puts ids into generated
+// source and SQL.
+var nodeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+
+var conditionPath = regexp.MustCompile(`^(input|results)(\.[^.]+)*$`)
+
+// isCondition reports whether a condition node's config is a test: a path
+// into the run's input or results and one of the known ops.
+func isCondition(config map[string]any) bool {
+	path, _ := config["path"].(string)
+	op, _ := config["op"].(string)
+	return conditionPath.MatchString(path) && slices.Contains(conditionOps, op)
+}
+
+// check returns why g breaks the rules of upstream's validateGraph, or
+// nil, and the nodes in topological order (the graph's own order among
+// nodes that are ready together).
 func (r *refCompiler) check(g *graphcompiler.Graph) ([]string, error) {
 	byID := map[string]graphcompiler.Node{}
 	triggers := 0
 	for _, n := range g.Nodes {
-		if _, dup := byID[n.ID]; dup || n.ID == "" {
-			return nil, invalid("node id %q is empty or used twice", n.ID)
+		if !nodeID.MatchString(n.ID) {
+			return nil, invalid("node id %q is not 1 to 100 letters, digits, _ or -", n.ID)
+		}
+		if _, dup := byID[n.ID]; dup {
+			return nil, invalid("node id %q is used twice", n.ID)
 		}
 		if !slices.Contains(graphcompiler.NodeKinds, n.Kind) {
 			return nil, invalid("node %s has unknown kind %q", n.ID, n.Kind)
 		}
-		if n.Kind == "trigger" {
+		switch n.Kind {
+		case "trigger":
 			triggers++
+		case "step":
+			if n.Step == "" {
+				return nil, invalid("step node %s names no step", n.ID)
+			}
+		case "sleep":
+			if _, ok := durationMs(n.Config["duration"]); !ok {
+				return nil, invalid("sleep node %s has no valid duration", n.ID)
+			}
+		case "condition":
+			if !isCondition(n.Config) {
+				return nil, invalid("condition node %s has no valid test", n.ID)
+			}
 		}
 		byID[n.ID] = n
 	}
@@ -54,19 +121,25 @@ func (r *refCompiler) check(g *graphcompiler.Graph) ([]string, error) {
 	}
 	in := map[string]int{}
 	next := map[string][]string{}
+	edgeIDs := map[string]bool{}
 	for _, e := range g.Edges {
-		from, ok1 := byID[e.From]
-		to, ok2 := byID[e.To]
+		source, ok1 := byID[e.Source]
+		target, ok2 := byID[e.Target]
 		switch {
 		case !ok1 || !ok2:
-			return nil, invalid("edge %s -> %s names a missing node", e.From, e.To)
-		case to.Kind == "trigger":
-			return nil, invalid("edge %s -> %s leads into the trigger", e.From, e.To)
-		case from.Kind == "condition" && e.Branch != "true" && e.Branch != "false":
-			return nil, invalid("edge %s -> %s out of a condition names no branch", e.From, e.To)
+			return nil, invalid("edge %s (%s -> %s) names a missing node", e.ID, e.Source, e.Target)
+		case edgeIDs[e.ID]:
+			return nil, invalid("edge id %q is used twice", e.ID)
+		case e.Branch != "" && e.Branch != "true" && e.Branch != "false":
+			return nil, invalid("edge %s has the branch %q, not \"true\" or \"false\"", e.ID, e.Branch)
+		case e.Branch != "" && source.Kind != "condition" && source.Kind != "approval":
+			return nil, invalid("edge %s branches out of a %s node", e.ID, source.Kind)
+		case target.Kind == "trigger":
+			return nil, invalid("edge %s leads into the trigger", e.ID)
 		}
-		in[e.To]++
-		next[e.From] = append(next[e.From], e.To)
+		edgeIDs[e.ID] = true
+		in[e.Target]++
+		next[e.Source] = append(next[e.Source], e.Target)
 	}
 	var order, ready []string
 	for _, n := range g.Nodes {
@@ -95,7 +168,7 @@ func (r *refCompiler) check(g *graphcompiler.Graph) ([]string, error) {
 func (r *refCompiler) Compile(_ context.Context, raw json.RawMessage) (graphcompiler.CompileResult, error) {
 	var g graphcompiler.Graph
 	if err := json.Unmarshal(raw, &g); err != nil {
-		return graphcompiler.CompileResult{}, invalid("the graph is not JSON of the graph's form: %v", err)
+		return graphcompiler.CompileResult{}, invalid("the graph is not JSON of a WorkflowGraph's form: %v", err)
 	}
 	order, err := r.check(&g)
 	if err != nil {
@@ -105,21 +178,21 @@ func (r *refCompiler) Compile(_ context.Context, raw json.RawMessage) (graphcomp
 	for _, n := range g.Nodes {
 		var next []any
 		for _, e := range g.Edges {
-			if e.From == n.ID {
-				next = append(next, map[string]any{"to": e.To, "branch": e.Branch})
+			if e.Source == n.ID {
+				next = append(next, map[string]any{"edge": e.ID, "target": e.Target, "branch": e.Branch})
 			}
 		}
 		cfg := map[string]any{}
 		for k, v := range n.Config {
 			cfg[k] = v
 		}
-		nodes[n.ID] = map[string]any{"kind": n.Kind, "config": cfg, "next": next}
+		nodes[n.ID] = map[string]any{"kind": n.Kind, "step": n.Step, "config": cfg, "next": next}
 	}
 	orderAny := make([]any, len(order))
 	for i, id := range order {
 		orderAny[i] = id
 	}
-	plan := map[string]any{"definition": g.ID, "order": orderAny, "nodes": nodes}
+	plan := map[string]any{"order": orderAny, "nodes": nodes}
 	// The compiler decoded a copy of its own, so the caller's graph is as
 	// it was.
 	return compileResult(plan, raw)

@@ -38,6 +38,8 @@ func graphMutant(name string) conform.Store {
 			return addsToPlan{c, "build", func() any { return float64(builds.Add(1)) }}
 		case "mutates-input":
 			return mutatesInput{c}
+		case "from-to":
+			return readsFromTo{c}
 		case "accepts-cycles":
 			c.(*refCompiler).mut = graphMutation(name)
 			return c
@@ -85,5 +87,35 @@ func (c mutatesInput) Compile(ctx context.Context, raw json.RawMessage) (graphco
 	}
 	slices.Reverse(g.Nodes)
 	r.GraphAfter, err = json.Marshal(g)
+	return r, err
+}
+
+// readsFromTo reads an edge's ends from "from" and "to", the fields of
+// bsadapter's graphs before they followed upstream's WorkflowGraph, where
+// upstream's edges have "source" and "target": every edge of an upstream
+// graph then names no node, and the graph is refused.
+type readsFromTo struct{ graphcompiler.Compiler }
+
+// Compile hands the reference the graph as a compiler reading from and
+// to sees it.
+func (c readsFromTo) Compile(ctx context.Context, raw json.RawMessage) (graphcompiler.CompileResult, error) {
+	var g struct {
+		Nodes []graphcompiler.Node `json:"nodes"`
+		Edges []struct {
+			ID     string `json:"id"`
+			From   string `json:"from"`
+			To     string `json:"to"`
+			Branch string `json:"branch"`
+		} `json:"edges"`
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		return graphcompiler.CompileResult{}, err
+	}
+	seen := graphcompiler.Graph{Nodes: g.Nodes, Edges: []graphcompiler.Edge{}}
+	for _, e := range g.Edges {
+		seen.Edges = append(seen.Edges, graphcompiler.Edge{ID: e.ID, Source: e.From, Target: e.To, Branch: e.Branch})
+	}
+	r, err := c.Compiler.Compile(ctx, conform.JSON(seen))
+	r.GraphAfter = raw
 	return r, err
 }

@@ -1,6 +1,6 @@
 // Package graphcompiler is the graph-compiler suite: a workflow builder
-// graph compiler, which turns a graph of trigger, step, sleep, approval
-// and condition nodes into an engine's definition.
+// graph compiler, which turns better-supabase's WorkflowGraph of trigger,
+// step, sleep, approval and condition nodes into an engine's definition.
 package graphcompiler
 
 import (
@@ -18,10 +18,17 @@ var Suite = conform.NewSuite(conform.Info{
 	Requires:    "workflows",
 	RequiresWhy: "it records its runs in the run registry",
 	BridgeGroup: bridge.GroupGraphCompiler,
-	Intro: "A workflow builder graph compiler: it turns a graph of `trigger`, `step`, `sleep`, `approval` and `condition` nodes " +
-		"into an engine's definition. Upstream has no kit for it; bsadapter sends reference graphs (every node kind, branches, " +
-		"an independent node) and graphs the contract rejects. The JSON round trip is checked where the value lives: " +
-		"over the bridge, your bridge answers whether the compiled value deep-equals its own round trip. " +
+	Intro: "A workflow builder graph compiler: better-supabase's `GraphCompiler`, a function of a `WorkflowGraph` " +
+		"(`{nodes: [{id, kind, step?, config?, label?, position?}], edges: [{id, source, target, branch?}]}`, with `kind` one of " +
+		"`trigger`, `step`, `sleep`, `approval`, `condition`) that returns the engine's compiled form and carries `apiVersion: 1`. " +
+		"Upstream's kit is `testGraphCompiler(compile, {graph})` (`src/testing/injectables.ts`); its checks map onto the cases: " +
+		"\"has apiVersion 1\" is `graph-compiler/identity`, \"returns a JSON value\" is `graph-compiler/json-round-trip`, and " +
+		"\"compiles one graph to one value, without changing it\" is `graph-compiler/deterministic` with `graph-compiler/input-not-mutated`. " +
+		"bsadapter sends reference graphs in upstream's form (every node kind with its config, a condition's and an approval's " +
+		"`true` and `false` branches, an edge without a branch, an independent node, labels and positions) where the kit takes " +
+		"the one graph you pass it, and adds `graph-compiler/invalid-rejected`, the graphs upstream's `validateGraph` refuses " +
+		"(upstream's publish turns a compiler's throw into an `invalid_input` error). The JSON round trip is checked where the " +
+		"value lives: over the bridge, your bridge answers whether the compiled value deep-equals its own round trip. " +
 		"Over the bridge this suite needs the `graphCompiler` capability.",
 }, Provider.GraphCompiler, cases)
 
@@ -32,30 +39,46 @@ type Provider interface {
 	GraphCompiler(ctx context.Context) (conform.Opener[Compiler], error)
 }
 
-// NodeKinds are the node kinds of a workflow builder graph (contracts.md
-// section 5).
+// NodeKinds are the node kinds of a WorkflowGraph (upstream's
+// WorkflowNodeKind).
 var NodeKinds = []string{"trigger", "step", "sleep", "approval", "condition"}
 
-// Node is one node of a builder graph. Config holds the kind's settings:
-// a step's "step" name and its options, a sleep's "seconds", a
-// condition's "field" and "equals".
+// Node is one node of a WorkflowGraph (upstream's WorkflowGraphNode). A
+// step node names its library step in Step and passes Config to it; a
+// sleep's Config holds "duration" (milliseconds, or "30s", "5m", "2h",
+// "1d"); a condition's Config is a test {"path", "op", "value"} on the
+// run's "input..." or "results..."; an approval has no config. Label and
+// Position are the canvas's, which the engines ignore.
 type Node struct {
-	ID     string         `json:"id"`
-	Kind   string         `json:"kind"`
-	Config map[string]any `json:"config,omitempty"`
+	ID       string         `json:"id"`
+	Kind     string         `json:"kind"`
+	Label    string         `json:"label,omitempty"`
+	Step     string         `json:"step,omitempty"`
+	Config   map[string]any `json:"config,omitempty"`
+	Position *Position      `json:"position,omitempty"`
 }
 
-// Edge runs from one node to another; an edge out of a condition names
-// the branch it belongs to ("true" or "false").
+// Position is where the builder's canvas draws a node.
+type Position struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// Edge runs its target after its source (upstream's WorkflowGraphEdge).
+// Out of a condition or an approval, Branch ("true" or "false") is the
+// outcome the edge follows; an edge without one is followed whatever the
+// outcome. An approval's outcome is true unless its payload has
+// "approved": false.
 type Edge struct {
-	From   string `json:"from"`
-	To     string `json:"to"`
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Target string `json:"target"`
 	Branch string `json:"branch,omitempty"`
 }
 
-// Graph is a workflow builder graph as the cases send it.
+// Graph is a WorkflowGraph, the engine-neutral graph a workflow version
+// stores.
 type Graph struct {
-	ID    string `json:"id"`
 	Nodes []Node `json:"nodes"`
 	Edges []Edge `json:"edges"`
 }

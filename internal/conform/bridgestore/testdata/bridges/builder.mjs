@@ -1,85 +1,100 @@
 // A workflow builder runtime behind the bridge protocol, in plain Node.js
-// with no dependencies: a graph walk in the manner of executeGraph, and a
-// runtime that records each durable step, timer and signal in a trace.
-// Correct by default; each --bug flag breaks one rule:
-//   --bug=retries-step          every step runs twice (attempts 1 and 2)
+// with no dependencies: a graph walk in the manner of better-supabase's
+// executeGraph over a WorkflowGraph, and a GraphRuntime ({runKey,
+// step(call), sleep(ms), approval(token, node)}) that records each step
+// call, durable timer and hook wait in a trace. Correct by default; each
+// --bug flag breaks one rule:
+//   --bug=retries-step          every step is called twice
 //   --bug=skips-sleep           a sleep starts no durable timer
-//   --bug=signal-by-node        an approval's signal is named by the node id alone
-//   --bug=denied-continues      the edges out of a denied approval are followed
+//   --bug=signal-by-node        an approval waits on a hook named by the node id alone
+//   --bug=strict-approval       only a payload with approved: true approves
+//   --bug=denied-stops          an edge without a branch out of a condition or an
+//                               approval is followed only when the outcome is true
 //   --bug=runs-both-branches    both branches of a condition run
-//   --bug=outputs-miss-trigger  the returned outputs leave out the trigger's
+//   --bug=outputs-miss-trigger  the outputs leave out the trigger's
+//   --bug=step-in-config        a step's name is read from config.step, not the node's step
+import { approves, check, durationMs, test } from "./graph.mjs";
 import { serve, bug } from "./serve.mjs";
 
-
-// The runtime: what the adapter maps each node kind onto.
+// makeRuntime is the GraphRuntime for one request: the bridge plays the
+// engine (each durable step runs once, timers and hooks are recorded, a
+// hook is resumed with the request's payload for its node) and the step
+// library (every step returns {node, step}).
 function makeRuntime(request, trace) {
   return {
-    async step(node, results) {
-      const attempts = bug === "retries-step" ? 2 : 1;
-      for (let attempt = 1; attempt <= attempts; attempt++) {
-        trace.push({ type: "step", nodeId: node.id, step: node.config?.step, config: structuredClone(node.config ?? {}), input: structuredClone(request.input ?? {}), results: structuredClone(results), runKey: request.runKey, attempt });
-      }
-      return { node: node.id, step: node.config?.step };
+    runKey: request.runKey,
+    async step(call) {
+      for (let i = 0; i < (bug === "retries-step" ? 2 : 1); i++) trace.push({ type: "step", ...structuredClone(call) });
+      return { node: call.node, step: call.step };
     },
-    async sleep(node) {
-      const seconds = node.config?.seconds ?? 0;
-      if (bug !== "skips-sleep") trace.push({ type: "sleep", nodeId: node.id, seconds });
-      return { slept: seconds };
+    async sleep(ms) {
+      if (bug !== "skips-sleep") trace.push({ type: "sleep", ms });
     },
-    async approval(node) {
-      const signal = bug === "signal-by-node" ? node.id : `${request.runKey}:${node.id}`;
-      trace.push({ type: "signal", nodeId: node.id, signal });
-      return { approved: request.approvals?.[node.id] === true };
+    async approval(token, node) {
+      trace.push({ type: "approval", token });
+      return request.approvals?.[node] ?? null;
     },
   };
 }
 
-// The walk: a node runs once every edge into it is decided and one of them
-// is active; a condition activates its matching branch, a denied approval
-// none of its edges.
+// executeGraph runs the nodes in topological order, each once an edge into
+// it is active: its source ran and, out of a condition or an approval, the
+// edge has no branch or the branch of the outcome.
 async function executeGraph(graph, input, runtime) {
-  const outputs = {};
-  const decided = new Set();
-  const active = new Set();
-  const done = new Set();
-  for (let progress = true; progress; ) {
-    progress = false;
-    for (const node of graph.nodes) {
-      if (done.has(node.id)) continue;
-      const into = graph.edges.map((e, i) => [e, i]).filter(([e]) => e.to === node.id);
-      if (!into.every(([, i]) => decided.has(i))) continue;
-      const on = node.kind === "trigger" || into.some(([, i]) => active.has(i));
-      done.add(node.id);
-      progress = true;
-      let out;
-      if (on) {
-        if (node.kind === "trigger") out = input;
-        else if (node.kind === "step") out = await runtime.step(node, outputs);
-        else if (node.kind === "sleep") out = await runtime.sleep(node);
-        else if (node.kind === "approval") out = await runtime.approval(node);
-        else if (node.kind === "condition") out = input[node.config.field] === node.config.equals;
-        if (node.kind !== "trigger" || bug !== "outputs-miss-trigger") outputs[node.id] = out;
+  const order = check(graph);
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const results = {};
+  const outcome = new Map();
+  const active = (e) => {
+    if (!outcome.has(e.source)) return false;
+    const took = outcome.get(e.source);
+    const kind = byId.get(e.source).kind;
+    if (kind === "condition" && bug === "runs-both-branches") return true;
+    if (e.branch === undefined) return took || bug !== "denied-stops";
+    return e.branch === String(took);
+  };
+  for (const id of order) {
+    const node = byId.get(id);
+    if (node.kind !== "trigger" && !graph.edges.some((e) => e.target === id && active(e))) continue;
+    let output;
+    let took = true;
+    switch (node.kind) {
+      case "trigger":
+        output = input;
+        break;
+      case "step": {
+        const step = bug === "step-in-config" ? node.config?.step : node.step;
+        output = (await runtime.step({ node: id, step, config: node.config ?? {}, input, results: { ...results }, runKey: runtime.runKey })) ?? null;
+        break;
       }
-      graph.edges.forEach((e, i) => {
-        if (e.from !== node.id) return;
-        decided.add(i);
-        if (!on) return;
-        if (node.kind === "condition") {
-          if (e.branch === String(out) || bug === "runs-both-branches") active.add(i);
-        } else if (node.kind === "approval") {
-          if (out.approved || bug === "denied-continues") active.add(i);
-        } else active.add(i);
-      });
+      case "sleep":
+        await runtime.sleep(durationMs(node.config?.duration));
+        output = null;
+        break;
+      case "approval":
+        output = (await runtime.approval(`${runtime.runKey}:${id}`, id)) ?? null;
+        took = bug === "strict-approval" ? output?.approved === true : approves(output);
+        break;
+      case "condition":
+        output = took = test(node.config, { input, results });
+        break;
     }
+    if (node.kind !== "trigger" || bug !== "outputs-miss-trigger") results[id] = output;
+    outcome.set(id, took);
   }
-  return outputs;
+  return results;
 }
 
 const builderRuntime = {
   identity: () => ({ apiVersion: 1, name: "nodebuilder" }),
   async execute({ request }) {
     const trace = [];
-    const outputs = await executeGraph(request.graph, request.input ?? {}, makeRuntime(request, trace));
+    const runtime = makeRuntime(request, trace);
+    if (bug === "signal-by-node") {
+      const wait = runtime.approval;
+      runtime.approval = (_token, node) => wait(node, node);
+    }
+    const outputs = await executeGraph(request.graph, request.input ?? {}, runtime);
     return { outputs, trace };
   },
 };
