@@ -20,8 +20,9 @@ var Suite = conform.NewSuite(conform.Info{
 	RequiresWhy: "it records its runs in the run registry",
 	BridgeGroup: bridge.GroupWorkflowEngine,
 	Intro: "A workflow engine adapter (Temporal and the like; contracts.md section 5): its status map, its starter, " +
-		"cancel requests and what it records in the run registry. Upstream's only related check is the `BuilderStarter` kit's " +
-		"idempotent start; the rest is built from the engine contract. The suite plays the engine's part through hooks " +
+		"cancel requests and what it records in the run registry. Upstream has no kit for a `WorkflowStarter`, `runs.record` or an " +
+		"engine's status map; its `testBuilderStarter` kit holds a builder's starter to one run id per idempotency key, the rule " +
+		"`engine/start-idempotent` holds for the engine's starter. The rest is built from the engine contract. The suite plays the engine's part through hooks " +
 		"(emit a status change, let the adapter sync) and reads the registry the adapter records into. " +
 		"Over the bridge this suite needs the `workflowEngine` capability and the bridge's `runRegistry`.",
 }, Provider.WorkflowEngine, cases)
