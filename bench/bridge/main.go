@@ -22,7 +22,7 @@ import (
 
 // timedCases are the cases that wait for real TTLs and windows when the
 // store's clock is not moved.
-const timedCases = `^(streams/(ttl-expired-purged|ttl-unexpired-kept|purge-closed-window|open-expired-unchanged)|registry/purge-terminal-past-window)$`
+const timedCases = `^(streams/(ttl-expired-gone|ttl-expired-purged|ttl-unexpired-kept|purge-closed-window|open-expired-unchanged)|registry/purge-terminal-past-window)$`
 
 // goal is the wall time the whole run should stay under.
 const goal = 3 * time.Second

@@ -89,6 +89,17 @@ type Capabilities struct {
 	Parts []string
 	// Optional holds every other capability declared true (nil if none).
 	Optional map[string]bool
+	// values holds, as the bridge sent them, the capabilities whose value
+	// is not a boolean (CapStreamExpiry); nil if none.
+	values map[string]json.RawMessage
+}
+
+// Value returns the JSON value the bridge declared for capability name,
+// and whether it declared one that is not a boolean (a capability declared
+// true is in Optional).
+func (c Capabilities) Value(name string) (json.RawMessage, bool) {
+	v, ok := c.values[name]
+	return v, ok
 }
 
 // Has reports whether the bridge declared capability name.
@@ -442,7 +453,16 @@ func (c *Client) handshake(ctx context.Context, offer int) error {
 		case GroupConverter, GroupStreamStore, GroupRunRegistry, "converterHistory", "parts":
 			continue
 		}
-		if json.Unmarshal(raw, &on) != nil || !on {
+		if json.Unmarshal(raw, &on) != nil {
+			// Not a boolean: a capability with a value (CapStreamExpiry),
+			// which its user reads and checks.
+			if caps.values == nil {
+				caps.values = map[string]json.RawMessage{}
+			}
+			caps.values[name] = raw
+			continue
+		}
+		if !on {
 			continue
 		}
 		if caps.Optional == nil {

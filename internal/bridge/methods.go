@@ -92,4 +92,19 @@ const (
 	// caller, answered as the workflows block's rules would for it, and
 	// runRegistry.grant gives members their permissions.
 	CapRunCallers = "runRegistry.callers"
+	// CapStreamExpiry is the one capability whose value is a string, not
+	// true: how the store's streams expire, ExpiryPurge (the default, when
+	// it is absent) or ExpirySelf.
+	CapStreamExpiry = "streamStore.expiry"
+)
+
+// The values of CapStreamExpiry.
+const (
+	// ExpiryPurge is the streams block's model: an expired stream stays,
+	// unchanged, until a purge removes it and counts it.
+	ExpiryPurge = "purge"
+	// ExpirySelf is a store that expires streams by itself (Redis keys
+	// with a TTL): an expired stream is gone without a purge, and its id
+	// opens as a new stream.
+	ExpirySelf = "self"
 )

@@ -227,11 +227,17 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if len(opts.suites) == 0 {
 		cases, leftOut = conform.Implemented(store, cases)
 	}
+	// The cases of block rules the store declares it does not keep are
+	// not run, whatever the selection, and are said so once (Run would
+	// leave them out too; taken out here, they do not count in the
+	// progress).
+	cases, notApplicable := conform.Applicable(store, cases)
 	rep, err := runCases(ctx, opts, store, cases)
 	if err != nil {
 		return err
 	}
 	rep.LeftOut = leftOut
+	rep.NotApplicable = notApplicable
 	if err := writeReport(opts.app, opts, rep); err != nil {
 		return err
 	}
@@ -389,14 +395,20 @@ func listCases(opts *conformOptions, cases []conform.Case) error {
 			if t == 0 {
 				t = conform.DefaultTimeout
 			}
-			items[i] = report.Case{ID: c.ID, Suite: c.Suite, Rule: c.Rule, TimeoutMs: t.Milliseconds()}
+			items[i] = report.Case{ID: c.ID, Suite: c.Suite, Rule: c.Rule, Source: string(c.Source()), BlockRule: c.Block.Name, TimeoutMs: t.Milliseconds()}
 		}
 		return report.WriteJSON(app.Out, report.NewCases(items))
 	}
 	// validate let only text and json through.
 	tw := tabwriter.NewWriter(app.Out, 0, 4, 2, ' ', 0)
 	for _, c := range cases {
-		fmt.Fprintf(tw, "%s\t%s\n", c.ID, c.Rule)
+		// A block rule is marked; a rule of the interface, the usual kind,
+		// is not.
+		block := ""
+		if !c.Block.IsZero() {
+			block = " [block: " + c.Block.Name + "]"
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\n", c.ID, c.Rule, block)
 	}
 	return tw.Flush()
 }
@@ -428,6 +440,7 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 		}
 	}
 	writeNotRun(w, st, rep)
+	writeNotApplicable(w, st, rep)
 	writeLeftOut(w, st, rep)
 	word := st.Green(conform.Pass.Mark())
 	if rep.Count(conform.Fail) > 0 || rep.Count(conform.NotRun) > 0 {
@@ -460,6 +473,18 @@ func writeLeftOut(w io.Writer, st Style, rep *conform.Report) {
 			n += l.Cases
 		}
 		fmt.Fprintf(w, "    %s (%d cases): %s\n", strings.Join(names, ", "), n, why)
+	}
+}
+
+// writeNotApplicable lists the cases the run did not hold the store to,
+// by the block rule they check and why the store does not keep it.
+func writeNotApplicable(w io.Writer, st Style, rep *conform.Report) {
+	if len(rep.NotApplicable) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s not applicable to %s, which declares it does not keep these block rules (its interface does not promise them):\n", st.Dim("-"), rep.Store)
+	for _, line := range conform.NotApplicableLines(rep.NotApplicable) {
+		fmt.Fprintf(w, "    %s\n", line)
 	}
 }
 

@@ -385,3 +385,53 @@ func TestConformBridgeWithoutGrantsSaysWhatDidNotRun(t *testing.T) {
 		t.Errorf("the output names a capability the bridge declares:\n%s", out)
 	}
 }
+
+// A bridge whose streams expire by themselves runs every streams case
+// that applies to it and says, in the text and in the JSON document, which
+// cases of the block's expiry did not apply, and why; the summary counts
+// them. Selecting only such a case runs nothing and says so.
+func TestConformSelfExpiringBridgeSaysWhatDidNotApply(t *testing.T) {
+	code, out, errOut := conformNodeStore(t, "--expiry=self", "--suite", "streams")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"- not applicable to bridge: memstore, which declares it does not keep these block rules (its interface does not promise them):\n" +
+			"    expired streams kept until a purge (streams/ttl-expired-purged, streams/open-expired-unchanged): the bridge declares streamStore.expiry \"self\": its store expires streams by itself, which the StreamStore interface allows\n",
+		fmt.Sprintf("ok %d cases against bridge: memstore: %d passed, 0 failed, 0 skipped", suiteCases(streams.Suite.Name)-2, suiteCases(streams.Suite.Name)-2),
+		"; 2 cases of block rules the store does not keep did not apply\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, js, _ := conformNodeStore(t, "--expiry=self", "--suite", "streams", "--format", "json")
+	var doc struct {
+		Results       []conform.Result
+		NotApplicable []conform.NotApplicable
+	}
+	if err := json.Unmarshal([]byte(js), &doc); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v:\n%s", code, err, js)
+	}
+	var ids []string
+	for _, n := range doc.NotApplicable {
+		ids = append(ids, n.ID)
+		if n.BlockRule != streams.KeepsExpired.Name || n.Suite != streams.Suite.Name || n.Rule == "" || !strings.Contains(n.Reason, "streamStore.expiry") {
+			t.Errorf("notApplicable entry %+v lacks its block rule, suite, rule or reason", n)
+		}
+	}
+	if !slices.Equal(ids, []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}) {
+		t.Errorf("notApplicable lists %v", ids)
+	}
+	for _, r := range doc.Results {
+		if slices.Contains(ids, r.ID) {
+			t.Errorf("%s is among the results too", r.ID)
+		}
+	}
+
+	code, out, _ = conformNodeStore(t, "--expiry=self", "--run", "open-expired-unchanged")
+	if want := "ok 0 cases against bridge: memstore: 0 passed, 0 failed, 0 skipped"; code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "; 1 case of a block rule the store does not keep did not apply\n") {
+		t.Errorf("exit %d, want 0 and %q with the case that did not apply:\n%s", code, want, out)
+	}
+}

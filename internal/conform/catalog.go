@@ -3,6 +3,7 @@ package conform
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
@@ -54,6 +55,21 @@ purges take longer, and a case whose wait another case's purge may have
 spoiled runs again, on a fresh subject, up to three times before its
 failure stands; a store that breaks the rule fails every time.
 
+Each case checks one of two kinds of rule, which the table's column "of"
+names. A rule of the **interface** is what the interface promises (the
+StreamStore of better-supabase, the Chat SDK's StateAdapter, ...): every
+store is held to it. A rule of the **block** is what the SQL block does
+beyond that promise (its name follows, and the list under each suite's
+table says what it is): pg and memory keep every one, and so does every
+store that does not declare otherwise. A store that declares it does not
+keep one (a bridge whose store expires streams by itself, see
+` + "`" + bridge.CapStreamExpiry + "`" + ` in [bridge-protocol.md](bridge-protocol.md)) is not held to
+its cases: the report lists them apart, with the reason, as not applying
+to the store, and ` + "`--format json`" + ` puts them in ` + "`notApplicable`" + `. The
+cases that need a feature below are block rules too where the interface
+has no such feature (the bounded read, status details, owners); a store
+offers them by declaring the feature.
+
 Some cases need a feature not every store has; they are reported as
 skipped, with the reason, where it is missing:
 
@@ -78,13 +94,27 @@ workflows block's rules would, and gives members their permissions through
 summary how many owner rules did not run.
 `)
 	for _, suite := range suites {
-		fmt.Fprintf(&b, "\n## %s (%d cases)\n\n%s\n\n| ID | rule | needs |\n| --- | --- | --- |\n", suite.Name, len(suite.Cases), suite.Intro)
+		fmt.Fprintf(&b, "\n## %s (%d cases)\n\n%s\n\n| ID | rule | of | needs |\n| --- | --- | --- | --- |\n", suite.Name, len(suite.Cases), suite.Intro)
+		var rules []BlockRule
 		for _, c := range suite.Cases {
 			need := string(c.Needs)
 			if need == "" {
 				need = "-"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.ID, strings.ReplaceAll(c.Rule, "|", `\|`), need)
+			of := string(SourceInterface)
+			if !c.Block.IsZero() {
+				of = fmt.Sprintf("%s: %s", SourceBlock, c.Block.Name)
+				if !slices.Contains(rules, c.Block) {
+					rules = append(rules, c.Block)
+				}
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.ID, strings.ReplaceAll(c.Rule, "|", `\|`), of, need)
+		}
+		if len(rules) > 0 {
+			b.WriteString("\nThe block rules of this suite, beyond the interface:\n\n")
+			for _, r := range rules {
+				fmt.Fprintf(&b, "- **%s**: %s\n", r.Name, r.Text)
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

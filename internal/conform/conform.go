@@ -56,6 +56,11 @@ type Case struct {
 	// step on a shared store; without one it waits for real TTLs of a
 	// second.
 	MovesClock bool
+	// Block names the block rule the case checks: a behaviour of the SQL
+	// block beyond what the interface promises, which a store that
+	// declares it does not keep is not held to (see BlockRuleDecliner).
+	// The zero value: the case checks the interface's own rule.
+	Block BlockRule
 
 	// suite is the suite the case is of, and test runs the case on the
 	// subject the suite's opener made (see NewSuite).
@@ -65,6 +70,15 @@ type Case struct {
 
 // Of returns the suite the case belongs to.
 func (c *Case) Of() *Suite { return c.suite }
+
+// Source says whose rule the case checks: the interface's, or its
+// block's beyond it.
+func (c *Case) Source() Source {
+	if c.Block.IsZero() {
+		return SourceInterface
+	}
+	return SourceBlock
+}
 
 // Feature is an optional store capability some cases need.
 type Feature string

@@ -22,6 +22,10 @@ type Document struct {
 	// LeftOut lists the suites the store does not implement, which a run
 	// that named no suite left out; empty when none was.
 	LeftOut []LeftOut `json:"leftOut"`
+	// NotApplicable lists the cases of block rules the store declares it
+	// does not keep, which the run did not hold it to; absent when there
+	// are none, as for every store that keeps the blocks' rules.
+	NotApplicable []NotApplicable `json:"notApplicable,omitempty"`
 }
 
 // DocumentSummary counts the outcomes.
@@ -52,7 +56,7 @@ func (r *Report) Document() Document {
 		leftOut = []LeftOut{}
 	}
 	return Document{ReportSchemaVersion, r.Store, ms(r.Elapsed.Seconds()),
-		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results, leftOut}
+		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results, leftOut, r.NotApplicable}
 }
 
 func ms(sec float64) float64 { return float64(int64(sec*1e6)) / 1e3 }
@@ -113,12 +117,17 @@ func (r *Report) Annotations() []report.Annotation {
 		out = append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform (suites not selected)",
 			Message: r.Store + " does not implement them; name one with --suite to run it anyway\n" + strings.Join(lines, "\n")})
 	}
+	if len(r.NotApplicable) > 0 {
+		out = append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform (block rules not applicable)",
+			Message: r.Store + " declares it does not keep these block rules, which its interface does not promise; their cases did not run\n" + strings.Join(NotApplicableLines(r.NotApplicable), "\n")})
+	}
 	return append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform", Message: Summary(r)})
 }
 
 // Summary is the report's one-line summary. A run in which owner rules
 // did not run (the store takes no callers, or its registry takes none or
-// cannot grant permissions) says how many.
+// cannot grant permissions) says how many, and so does one that did not
+// hold the store to some block rules.
 func Summary(r *Report) string {
 	notRun := ""
 	if n := r.Count(NotRun); n > 0 {
@@ -132,6 +141,12 @@ func Summary(r *Report) string {
 		s += fmt.Sprintf("; %d owner rules did not run: the store takes no caller identity", streams)
 	case tenants > 0:
 		s += fmt.Sprintf("; %d owner rules did not run: the store takes no caller identity or grants no tenant permissions", streams+tenants)
+	}
+	switch n := len(r.NotApplicable); {
+	case n == 1:
+		s += "; 1 case of a block rule the store does not keep did not apply"
+	case n > 1:
+		s += fmt.Sprintf("; %d cases of block rules the store does not keep did not apply", n)
 	}
 	return s
 }

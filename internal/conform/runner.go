@@ -60,6 +60,10 @@ type Report struct {
 	// LeftOut lists the suites the run did not select because the store
 	// does not implement them (see Implemented).
 	LeftOut []LeftOut `json:"leftOut,omitempty"`
+	// NotApplicable lists the cases the run did not hold the store to:
+	// they check block rules it declares it does not keep (see
+	// Applicable).
+	NotApplicable []NotApplicable `json:"notApplicable,omitempty"`
 }
 
 // Count returns how many results have outcome o.
@@ -150,11 +154,14 @@ func Select(table []Case, opts Options) ([]Case, error) {
 // Run runs cases against store and reports every result, in table order.
 // A case runs on a fresh subject; one that does not finish within its
 // timeout fails (its goroutine is abandoned, with its context cancelled).
-// Run returns early, with the cases not yet run missing from the report,
-// only when ctx is cancelled.
+// A case of a block rule the store declares it does not keep is not run:
+// the report lists it apart (Report.NotApplicable). Run returns early,
+// with the cases not yet run missing from the report, only when ctx is
+// cancelled.
 func Run(ctx context.Context, store Store, cases []Case, opts Options) *Report {
 	start := time.Now()
-	rep := &Report{Store: store.Name(), Results: make([]Result, len(cases))}
+	cases, notApplicable := Applicable(store, cases)
+	rep := &Report{Store: store.Name(), Results: make([]Result, len(cases)), NotApplicable: notApplicable}
 	par := max(opts.Parallel, 1)
 
 	var mu sync.Mutex

@@ -66,6 +66,9 @@ type CaseOf[S any] struct {
 	Needs      Feature
 	Isolated   bool
 	MovesClock bool
+	// Block is the block rule the case checks, beyond the interface
+	// (see Case.Block); the zero value for a rule of the interface.
+	Block BlockRule
 	// Run checks the rule; it records failures on t and may stop with
 	// t.Fatal or t.Skip.
 	Run func(t *T, s S)
@@ -110,7 +113,7 @@ func NewSuite[P any, S any](info Info, ask func(P, context.Context) (Opener[S], 
 		run := c.Run
 		s.Cases = append(s.Cases, Case{
 			ID: c.ID, Rule: c.Rule, Suite: info.Name, Timeout: c.Timeout, Needs: c.Needs,
-			Isolated: c.Isolated, MovesClock: c.MovesClock, suite: s,
+			Isolated: c.Isolated, MovesClock: c.MovesClock, Block: c.Block, suite: s,
 			test: func(t *T, subject any) { run(t, subject.(S)) },
 		})
 	}

@@ -94,11 +94,16 @@ type Cases struct {
 }
 
 // Case is one conformance case in the list: its stable ID, its suite, the
-// rule it checks and its time limit.
+// rule it checks, whose rule that is, and its time limit.
 type Case struct {
-	ID        string `json:"id"`
-	Suite     string `json:"suite"`
-	Rule      string `json:"rule"`
+	ID    string `json:"id"`
+	Suite string `json:"suite"`
+	Rule  string `json:"rule"`
+	// Source is whose rule the case checks: "interface" (every store's)
+	// or "block" (a SQL block's behaviour beyond its interface).
+	Source string `json:"source"`
+	// BlockRule names the block rule of a case whose Source is "block".
+	BlockRule string `json:"blockRule,omitempty"`
 	TimeoutMs int64  `json:"timeoutMs"`
 }
 

@@ -6,6 +6,7 @@ package bridgestore
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -32,6 +33,10 @@ type Store struct {
 	// bridge's clock (capability clock, unless RealTTLs).
 	moveClock bool
 	reads     *reads
+	// selfExpiring says the bridge declared streamStore.expiry "self": its
+	// store expires streams by itself, and is not held to the streams
+	// block's rule of keeping them until a purge.
+	selfExpiring bool
 	// fatal is the first transport fault that left the bridge unusable.
 	fatal atomic.Pointer[bridge.TransportError]
 }
@@ -98,11 +103,53 @@ func New(ctx context.Context, opts bridge.Options, options ...Option) (*Store, e
 		}
 		b.identity = &id
 	}
+	if caps.StreamStore {
+		if b.selfExpiring, err = expiryOf(caps); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	b.moveClock = caps.Has(bridge.CapClock) && !cfg.realTTLs
 	if caps.StreamStore && caps.Has(bridge.CapStreamLiveRead) {
 		b.reads = newReads(c)
 	}
 	return b, nil
+}
+
+// expiryOf reads the expiry model the bridge declared (capability
+// streamStore.expiry): whether its store expires streams by itself. An
+// absent declaration is the streams block's model, a purge.
+func expiryOf(caps bridge.Capabilities) (self bool, err error) {
+	raw, ok := caps.Value(bridge.CapStreamExpiry)
+	if !ok {
+		if !caps.Has(bridge.CapStreamExpiry) {
+			return false, nil
+		}
+		// Declared true, as the other capabilities are: not a model.
+		raw = json.RawMessage("true")
+	}
+	var v string
+	if json.Unmarshal(raw, &v) == nil {
+		switch v {
+		case bridge.ExpiryPurge:
+			return false, nil
+		case bridge.ExpirySelf:
+			return true, nil
+		}
+	}
+	return false, fmt.Errorf("the bridge's initialize answer declares capabilities.%s %s: it must be %q (the default: an expired stream stays until a purge removes it) or %q (the store expires streams by itself); fix the bridge's capabilities",
+		bridge.CapStreamExpiry, raw, bridge.ExpiryPurge, bridge.ExpirySelf)
+}
+
+// NotKept says why the bridge's store is not held to a block rule: one
+// whose streams expire by themselves (capability streamStore.expiry
+// "self") does not keep an expired stream until a purge. It keeps every
+// other block rule it declares the features of.
+func (b *Store) NotKept(r conform.BlockRule) string {
+	if r == streams.KeepsExpired && b.selfExpiring {
+		return fmt.Sprintf("the bridge declares %s %q: its store expires streams by itself, which the StreamStore interface allows", bridge.CapStreamExpiry, bridge.ExpirySelf)
+	}
+	return ""
 }
 
 // Option changes how a Store drives its bridge.

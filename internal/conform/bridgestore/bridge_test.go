@@ -152,8 +152,89 @@ func TestBridgeVersion1(t *testing.T) {
 	}
 }
 
+// keptExpired are the cases of the streams block's rule that keeps an
+// expired stream until a purge: a store whose streams expire by themselves
+// is not held to them.
+var keptExpired = []string{"streams/ttl-expired-purged", "streams/open-expired-unchanged"}
+
+// notApplicable returns the IDs of the cases rep did not hold the store to.
+func notApplicable(rep *conform.Report) []string {
+	var ids []string
+	for _, n := range rep.NotApplicable {
+		ids = append(ids, n.ID)
+	}
+	return ids
+}
+
+// A store whose streams expire by themselves, as Redis keys with a TTL do,
+// declares streamStore.expiry "self" and passes every streams and registry
+// case that applies to it, with its clock moved and waiting for real
+// TTLs: all but the two cases of the block's expiry, which the report
+// lists apart, naming the declaration. A store that declares "purge", the
+// default, runs them all.
+func TestBridgeSelfExpiringStore(t *testing.T) {
+	for _, tc := range []struct {
+		flags []string
+		skip  []string
+	}{
+		{[]string{"--expiry=self"}, keptExpired},
+		{[]string{"--expiry=self", "--no-clock"}, keptExpired},
+		{[]string{"--expiry=purge"}, nil},
+	} {
+		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+			t.Parallel()
+			rep := runAll(t, nodeStore(t, tc.flags...))
+			if f := conformtest.Failures(rep); f != "" {
+				t.Errorf("the correct node store failed cases:\n%s", f)
+			}
+			if got := storeSkips(rep); len(got) > 0 {
+				t.Errorf("a complete store skipped streams and registry cases: %v", got)
+			}
+			if got := notApplicable(rep); !sameSet(got, tc.skip) {
+				t.Errorf("cases not applicable: got %v, want %v", got, tc.skip)
+			}
+			for _, n := range rep.NotApplicable {
+				if n.BlockRule != streams.KeepsExpired.Name || !strings.Contains(n.Reason, bridge.CapStreamExpiry+` "self"`) {
+					t.Errorf("%s: not applicable as %q for %q, want the block rule %q and the declaration named", n.ID, n.BlockRule, n.Reason, streams.KeepsExpired.Name)
+				}
+			}
+			if n := rep.Count(conform.Pass); n != len(suites.Cases())-len(chatCases())-len(tc.skip) {
+				t.Errorf("%d cases passed, want every streams and registry case but %v", n, tc.skip)
+			}
+			if want := fmt.Sprintf("; %d cases of block rules the store does not keep did not apply", len(tc.skip)); (len(tc.skip) > 0) != strings.Contains(conform.Summary(rep), want) {
+				t.Errorf("summary %q: want it to say %q only when cases did not apply", conform.Summary(rep), want)
+			}
+		})
+	}
+}
+
+// A bridge that declares an expiry model bsadapter does not know is
+// refused at the start, with the capability and the two values it takes.
+func TestBridgeUnknownExpiry(t *testing.T) {
+	node := testenv.Node(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "bridges", "memstore.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--expiry=redis", "--expiry"} {
+		st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{node, script, flag}, Timeout: 20 * time.Second})
+		if err == nil {
+			st.Close()
+			t.Errorf("%s: the store started", flag)
+			continue
+		}
+		for _, s := range []string{"capabilities." + bridge.CapStreamExpiry, `"purge"`, `"self"`} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: error %q does not name %s", flag, err, s)
+			}
+		}
+	}
+}
+
 // Each broken store is caught by the cases for the rule it breaks, and by
-// no other case, with the cases running eight at a time.
+// no other case, with the cases running eight at a time. A store that
+// never expires fails the TTL cases whichever expiry it declares: with
+// "self", the interface's one, as the block's do not apply.
 func TestBrokenBridgesCaught(t *testing.T) {
 	for _, tc := range []struct {
 		bug      string
@@ -161,6 +242,10 @@ func TestBrokenBridgesCaught(t *testing.T) {
 		want     []string
 		parallel int
 	}{
+		{"never-expire", nil, []string{"streams/ttl-expired-gone", "streams/ttl-expired-purged", "streams/open-expired-unchanged"}, 0},
+		{"never-expire", []string{"--no-clock"}, []string{"streams/ttl-expired-gone", "streams/ttl-expired-purged", "streams/open-expired-unchanged"}, 0},
+		{"never-expire", []string{"--expiry=self"}, []string{"streams/ttl-expired-gone"}, 0},
+		{"never-expire", []string{"--expiry=self", "--no-clock"}, []string{"streams/ttl-expired-gone"}, 0},
 		{"overwrite", nil, []string{"streams/append-retry-first-write-wins"}, 0},
 		{"gaps", nil, []string{"streams/append-gap-refused"}, 0},
 		{"ignore-close", nil, []string{"streams/append-after-close-refused", "streams/closed-checked-before-gap"}, 0},
@@ -192,6 +277,13 @@ func TestBrokenBridgesCaught(t *testing.T) {
 			rep := runAt(t, nodeStore(t, append([]string{"--bug=" + tc.bug}, tc.flags...)...), parallel)
 			if got := rep.Failed(); !sameSet(got, tc.want) {
 				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
+			}
+			var na []string
+			if slices.Contains(tc.flags, "--expiry=self") {
+				na = keptExpired
+			}
+			if got := notApplicable(rep); !sameSet(got, na) {
+				t.Errorf("cases not applicable: got %v, want %v", got, na)
 			}
 			for _, r := range rep.Results {
 				if r.Outcome == conform.Fail && (len(r.Failures) == 0 || r.Rule == "") {

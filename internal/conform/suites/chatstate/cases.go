@@ -23,6 +23,9 @@ const (
 	writers = 16
 )
 
+// cases are the suite's cases in run order. The three of queue expiry
+// check the chat-sdk-state block's rule (QueueExpiry); the others check
+// the Chat SDK's StateAdapter.
 var cases = []conform.CaseOf[State]{
 	{ID: "chat-state/subscribe-unsubscribe", Rule: "subscribe (twice is fine) makes a thread subscribed, unsubscribe (twice is fine) undoes it, and other threads are not touched", Run: subscribeUnsubscribe},
 	{ID: "chat-state/lock-one-winner", Rule: "of two concurrent acquisitions of a thread's lock exactly one wins; the lock names the thread and expires in the future, within its TTL", Run: lockOneWinner},
@@ -42,9 +45,9 @@ var cases = []conform.CaseOf[State]{
 	{ID: "chat-state/queue-cap-keeps-newest", Rule: "enqueueing past a queue's maxSize keeps the newest entries, reports the depth, and dequeue returns the oldest kept entry unchanged", Run: queueCapKeepsNewest},
 	{ID: "chat-state/queue-oldest-first", Rule: "a queue dequeues oldest first and then returns nil; a new queue is empty", Run: queueOldestFirst},
 	{ID: "chat-state/queue-threads-apart", Rule: "each thread has its own queue: entries of one neither count nor dequeue in another", Run: queueThreadsApart},
-	{ID: "chat-state/queue-expired-skipped", Rule: "an entry whose expiresAt has passed neither counts in the depth nor dequeues", Run: queueExpiredSkipped},
-	{ID: "chat-state/queue-expired-arrival-takes-no-place", Rule: "an entry that arrives already expired takes no place under maxSize: the live entries stay, the depth leaves it out and it never dequeues", Run: queueExpiredArrivalTakesNoPlace},
-	{ID: "chat-state/queue-entry-expires", Isolated: true, MovesClock: true, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: movingClock(queueEntryExpires)},
+	{ID: "chat-state/queue-expired-skipped", Block: QueueExpiry, Rule: "an entry whose expiresAt has passed neither counts in the depth nor dequeues", Run: queueExpiredSkipped},
+	{ID: "chat-state/queue-expired-arrival-takes-no-place", Block: QueueExpiry, Rule: "an entry that arrives already expired takes no place under maxSize: the live entries stay, the depth leaves it out and it never dequeues", Run: queueExpiredArrivalTakesNoPlace},
+	{ID: "chat-state/queue-entry-expires", Block: QueueExpiry, Isolated: true, MovesClock: true, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: movingClock(queueEntryExpires)},
 	{ID: "chat-state/concurrent-lock", Rule: fmt.Sprintf("of %d callers racing for one thread's lock exactly one wins", writers), Run: concurrentLock},
 	{ID: "chat-state/concurrent-list", Rule: fmt.Sprintf("%d writers appending to one list at once lose and duplicate nothing", writers), Run: concurrentList},
 	{ID: "chat-state/concurrent-queue", Rule: fmt.Sprintf("%d writers enqueueing on one thread at once, then %d readers dequeueing, see every entry exactly once", writers, writers), Run: concurrentQueue},

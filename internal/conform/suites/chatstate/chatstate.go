@@ -31,6 +31,21 @@ var Suite = conform.NewSuite(conform.Info{
 		"as the service role under a key prefix of its own per case, its clock moved by shifting that prefix's stored times.",
 }, Provider.ChatState, cases)
 
+// QueueExpiry is the chat-sdk-state block's queue expiry, beyond the Chat
+// SDK's StateAdapter (packages/chat/src/types.ts of vercel/chat, the
+// version with the queue methods): there dequeue pops "the next message"
+// and queueDepth reports "the current queue depth", and QueueEntry's
+// expiresAt says stale entries are discarded on dequeue without saying
+// that dequeue itself passes over them.
+var QueueExpiry = conform.BlockRule{
+	Name: "expired queue entries skipped",
+	Text: "the `chat-sdk-state` block's `dequeue` and `queueDepth` pass over an entry whose `expiresAt` has passed, and " +
+		"an entry that arrives expired takes no place under `maxSize`. The Chat SDK's StateAdapter does not promise it: " +
+		"its QueueEntry says stale entries are discarded on dequeue, which the SDK does with what `dequeue` returns, and " +
+		"its memory and Redis state adapters return and count expired entries. No store declares which it does yet: " +
+		"every store is held to it.",
+}
+
 // Provider is implemented by a store that offers a Chat SDK state
 // adapter.
 type Provider interface {

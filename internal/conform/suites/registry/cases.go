@@ -11,32 +11,35 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 )
 
+// cases are the suite's cases in run order. A case with a Block checks
+// that rule of the workflows block, beyond the registry's interface; the
+// others check the interface.
 var cases = []conform.CaseOf[Subject]{
 	{ID: "registry/record-upsert-same-id", Rule: "recording the same (engine, external_id) again returns the same id", Run: recordUpsertSameID},
 	{ID: "registry/record-key-is-engine-and-external-id", Rule: "the same external id under another engine is another run", Run: recordKeyIsEngineAndExternalID},
-	{ID: "registry/record-overwrites-definition-and-status", Rule: "a later record overwrites definition and status, with no transition rules", Run: recordOverwritesDefinitionAndStatus},
-	{ID: "registry/record-keeps-first-tenant-actor-started", Rule: "tenant, actor and started_at keep their first non-null value", Run: recordKeepsFirstTenantActorStarted},
-	{ID: "registry/record-merges-attributes", Rule: "attributes are merged, new keys winning", Run: recordMergesAttributes},
-	{ID: "registry/record-error-not-cleared", Rule: "an error is replaced only by another error: a run cannot clear its error", Run: recordErrorNotCleared},
-	{ID: "registry/record-error-truncated", Rule: "an error longer than 4000 characters is kept truncated to 4000", Run: recordErrorTruncated},
-	{ID: "registry/record-completed-at-kept", Rule: "completed_at is kept unless a new one is given", Run: recordCompletedAtKept},
-	{ID: "registry/record-unknown-status-refused", Rule: "a status outside the six is refused and nothing is stored or changed", Run: recordUnknownStatusRefused},
+	{ID: "registry/record-overwrites-definition-and-status", Block: RecordRules, Rule: "a later record overwrites definition and status, with no transition rules", Run: recordOverwritesDefinitionAndStatus},
+	{ID: "registry/record-keeps-first-tenant-actor-started", Block: RecordRules, Rule: "tenant, actor and started_at keep their first non-null value", Run: recordKeepsFirstTenantActorStarted},
+	{ID: "registry/record-merges-attributes", Block: RecordRules, Rule: "attributes are merged, new keys winning", Run: recordMergesAttributes},
+	{ID: "registry/record-error-not-cleared", Block: RecordRules, Rule: "an error is replaced only by another error: a run cannot clear its error", Run: recordErrorNotCleared},
+	{ID: "registry/record-error-truncated", Block: RecordRules, Rule: "an error longer than 4000 characters is kept truncated to 4000", Run: recordErrorTruncated},
+	{ID: "registry/record-completed-at-kept", Block: RecordRules, Rule: "completed_at is kept unless a new one is given", Run: recordCompletedAtKept},
+	{ID: "registry/record-unknown-status-refused", Block: RecordRules, Rule: "a status outside the six is refused and nothing is stored or changed", Run: recordUnknownStatusRefused},
 	{ID: "registry/every-status-accepted", Rule: "each of the six statuses is accepted and read back", Run: everyStatusAccepted},
 	{ID: "registry/cancel-request-keeps-status", Rule: "a cancel request sets cancelRequestedAt and does not change the status", Run: cancelRequestKeepsStatus},
-	{ID: "registry/cancel-request-keeps-first-time", Rule: "a second cancel request keeps the first request's time", Run: cancelRequestKeepsFirstTime},
-	{ID: "registry/cancel-request-terminal-unchanged", Rule: "a cancel request returns a terminal run unchanged", Run: cancelRequestTerminalUnchanged},
+	{ID: "registry/cancel-request-keeps-first-time", Block: CancelRequestRules, Rule: "a second cancel request keeps the first request's time", Run: cancelRequestKeepsFirstTime},
+	{ID: "registry/cancel-request-terminal-unchanged", Block: CancelRequestRules, Rule: "a cancel request returns a terminal run unchanged", Run: cancelRequestTerminalUnchanged},
 	{ID: "registry/cancel-request-unknown-null", Rule: "a cancel request for an unknown run returns null", Run: cancelRequestUnknownNull},
 	{ID: "registry/cancel-then-record-cancelled", Rule: "the engine records cancelled after a request; the request's time stays", Run: cancelThenRecordCancelled},
 	{ID: "registry/get-by-id-and-external-id", Rule: "get finds a run by its registry id and by its external id, with every field", Run: getByIDAndExternalID},
-	{ID: "registry/get-id-match-first", Rule: "get prefers a registry id match over an external id match", Run: getIDMatchFirst},
+	{ID: "registry/get-id-match-first", Block: IDMatchFirst, Rule: "get prefers a registry id match over an external id match", Run: getIDMatchFirst},
 	{ID: "registry/get-unknown-null", Rule: "get of an unknown id or external id returns null", Run: getUnknownNull},
 	{ID: "registry/list-filters", Rule: "list filters by tenant, definition and status", Run: listFilters},
 	{ID: "registry/list-order-and-paging", Rule: "list is newest first, max bounds a page and before pages on", Run: listOrderAndPaging},
 	{ID: "registry/list-max-clamped", Rule: "list clamps max to 1..500", Timeout: 30 * time.Second, Run: listMaxClamped},
 	{ID: "registry/purge-keeps-recent-runs", Isolated: true, Rule: "purge keeps terminal runs younger than the window and every run that is not terminal", Run: purgeKeepsRecentRuns},
 	{ID: "registry/purge-terminal-past-window", Rule: "purge deletes only terminal runs older than the window", Isolated: true, Run: purgeTerminalPastWindow},
-	{ID: "registry/actor-sees-own-run", Needs: conform.FeatureTenants, Rule: "the run's actor finds it by get and in the list; another user and anon find nothing (a refused call is as good as an empty answer)", Run: actorSeesOwnRun},
-	{ID: "registry/tenant-members-read-with-workflow-read", Needs: conform.FeatureTenants, Rule: "a member holding workflow.read in the run's tenant finds it by get and in the list; one holding it in another tenant does not", Run: tenantMembersReadWithWorkflowRead},
+	{ID: "registry/actor-sees-own-run", Block: ReadRules, Needs: conform.FeatureTenants, Rule: "the run's actor finds it by get and in the list; another user and anon find nothing (a refused call is as good as an empty answer)", Run: actorSeesOwnRun},
+	{ID: "registry/tenant-members-read-with-workflow-read", Block: ReadRules, Needs: conform.FeatureTenants, Rule: "a member holding workflow.read in the run's tenant finds it by get and in the list; one holding it in another tenant does not", Run: tenantMembersReadWithWorkflowRead},
 	{ID: "registry/cancel-by-actor-or-tenant-admin", Needs: conform.FeatureTenants, Rule: "the actor and a member holding workflow.admin in the run's tenant may ask for a cancel; another user is refused (or answered null) and the run keeps no request", Run: cancelByActorOrTenantAdmin},
 }
 

@@ -26,6 +26,49 @@ var Suite = conform.NewSuite(conform.Info{
 		"these cases are built from the registry's semantics.",
 }, Provider.RunRegistry, cases)
 
+// The workflows block's rules beyond the registry's TypeScript interface
+// (Workflows.runs in upstream's
+// packages/better-supabase/src/blocks/workflows/workflows.ts, read at
+// commits 2c37bf2096b9d60735abd77d54600453d72c0f74 and
+// 1346fc7639849aebc57d2d21630547251af907f9), which some cases check. The
+// interface says that record creates or updates a run, get finds one by
+// its id or its engine's id, list is newest first with a limit of at most
+// 500, requestCancel marks a run for cancellation by its actor, a
+// workflow.admin of its tenant or the service role, and purge deletes
+// finished runs older than its window; the block's SQL (contracts.md
+// section 5) says more, and these name what.
+var (
+	// RecordRules is record_workflow_run's upsert.
+	RecordRules = conform.BlockRule{
+		Name: "record's upsert rules",
+		Text: "`record_workflow_run` overwrites definition and status with no transition rules, keeps the first tenant, " +
+			"actor and started_at, merges attributes, never clears an error and cuts it at 4000 characters, keeps " +
+			"completed_at unless a new one comes, and refuses a status outside the six. The interface says only that " +
+			"record creates or updates a run. No store declares otherwise yet: every store is held to them.",
+	}
+	// CancelRequestRules is what request_workflow_cancel does beyond
+	// marking the run.
+	CancelRequestRules = conform.BlockRule{
+		Name: "cancel request details",
+		Text: "`request_workflow_cancel` keeps the first request's time and returns a finished run unchanged; the " +
+			"interface says only that it marks the run for cancellation. No store declares otherwise yet.",
+	}
+	// IDMatchFirst is workflow_run_get's precedence.
+	IDMatchFirst = conform.BlockRule{
+		Name: "id match first",
+		Text: "`workflow_run_get` prefers a run whose registry id matches over one whose external id does; the " +
+			"interface finds a run by either and says nothing of a tie. No store declares otherwise yet.",
+	}
+	// ReadRules is the block's row-level security of runs.
+	ReadRules = conform.BlockRule{
+		Name: "who reads which run",
+		Text: "a user reads the runs it is the actor of and those of tenants where it holds `workflow.read`, anon none; " +
+			"the interface lists \"the runs the caller may read\" and leaves which to the store. A store offers these " +
+			"rules with the feature (bridge capability `" + bridge.CapRunCallers + "`). (Who may ask for a cancel is the " +
+			"interface's own rule.)",
+	}
+)
+
 // Provider is implemented by a store that offers a run registry.
 type Provider interface {
 	// RunRegistry prepares the suite for a run: what gives each case a

@@ -10,7 +10,9 @@ import (
 // cases are the suite's cases in run order: the rules of upstream's kit
 // and the ones it leaves out first, then those of the cancelled flag and
 // the append checks' order, the incremental live read, TTLs and purges,
-// and owners. Each theme's functions are in the file of that name.
+// and owners. Each theme's functions are in the file of that name. A case
+// with a Block checks that rule of the streams block, beyond what the
+// StreamStore interface promises; the others check the interface.
 var cases = []conform.CaseOf[Subject]{
 	{ID: "streams/api-version-and-name", Needs: conform.FeatureIdentity, Rule: "the store reports apiVersion 1 and a non-empty name", Run: apiVersionAndName},
 	{ID: "streams/open-true-then-false", Rule: "open returns true for a new id and false for an existing one", Run: openTrueThenFalse},
@@ -18,7 +20,7 @@ var cases = []conform.CaseOf[Subject]{
 	{ID: "streams/append-retry-is-noop", Rule: "a retried batch stores nothing twice: [a,b] then [a,b,c] at 0 gives next 2, then 3, and reads abc", Run: appendRetryIsNoop},
 	{ID: "streams/append-retry-first-write-wins", Rule: "a retry with different content keeps the first write of every stored index", Run: appendRetryFirstWriteWins},
 	{ID: "streams/append-gap-refused", Rule: "an append past next fails with STREAM_GAP and stores nothing", Run: appendGapRefused},
-	{ID: "streams/append-negative-index-refused", Rule: "an append at a negative index fails with STREAM_GAP and stores nothing", Run: appendNegativeIndexRefused},
+	{ID: "streams/append-negative-index-refused", Block: AppendChecks, Rule: "an append at a negative index fails with STREAM_GAP and stores nothing", Run: appendNegativeIndexRefused},
 	{ID: "streams/append-empty-batch", Rule: "an empty batch at or below next succeeds and changes nothing", Run: appendEmptyBatch},
 	{ID: "streams/concurrent-writers-same-index", Rule: "writers racing at the same index all succeed; each index holds one writer's chunk, with no duplicate and no gap", Timeout: 20 * time.Second, Run: concurrentWritersSameIndex},
 	{ID: "streams/read-from-index", Rule: "a read from index 2 of chunks 0..3 yields 2 and 3", Run: readFromIndex},
@@ -37,15 +39,15 @@ var cases = []conform.CaseOf[Subject]{
 	{ID: "streams/purge-returns-count", Rule: "purge returns an integer >= 0", Isolated: true, Run: purgeReturnsCount},
 	{ID: "streams/large-chunks", Rule: "1 MiB chunks are stored and read back byte for byte", Timeout: 30 * time.Second, Run: largeChunks},
 	{ID: "streams/non-ascii-chunks", Rule: "chunks with non-ASCII text, newlines and escapes round-trip unchanged", Run: nonASCIIChunks},
-	{ID: "streams/read-page-past-max", Needs: conform.FeatureBoundedRead, Rule: "a bounded read returns at most max chunks (clamped to 10000) and a next to resume from", Timeout: 30 * time.Second, Run: readPagePastMax},
-	{ID: "streams/read-page-missing", Needs: conform.FeatureBoundedRead, Rule: "a bounded read of a missing stream is {found:false, chunks:[], next:max(from,0), done:true}", Run: readPageMissing},
+	{ID: "streams/read-page-past-max", Block: BoundedRead, Needs: conform.FeatureBoundedRead, Rule: "a bounded read returns at most max chunks (clamped to 10000) and a next to resume from", Timeout: 30 * time.Second, Run: readPagePastMax},
+	{ID: "streams/read-page-missing", Block: BoundedRead, Needs: conform.FeatureBoundedRead, Rule: "a bounded read of a missing stream is {found:false, chunks:[], next:max(from,0), done:true}", Run: readPageMissing},
 
 	// Rules upstream's kit leaves out: the cancelled flag in status, the
 	// order of the append checks and retries that overlap.
 	{ID: "streams/status-cancelled-after-cancel", Rule: "status reports cancelled: true after a cancel, through later appends and the close", Run: statusCancelledAfterCancel},
-	{ID: "streams/closed-checked-before-gap", Rule: "an append at a gap to a closed stream fails with STREAM_CLOSED: closed is checked before the gap", Run: closedCheckedBeforeGap},
+	{ID: "streams/closed-checked-before-gap", Block: AppendChecks, Rule: "an append at a gap to a closed stream fails with STREAM_CLOSED: closed is checked before the gap", Run: closedCheckedBeforeGap},
 	{ID: "streams/overlapping-retry-stored-once", Timeout: 20 * time.Second, Rule: "identical batches sent at once, and a retry overlapping a longer batch, are stored once", Run: overlappingRetryStoredOnce},
-	{ID: "streams/status-kind-and-expiry", Needs: conform.FeatureStatusDetails, Rule: "status reports the stream's kind (default \"default\") and when its TTL ends (default one day)", Run: statusKindAndExpiry},
+	{ID: "streams/status-kind-and-expiry", Block: StatusDetailsRule, Needs: conform.FeatureStatusDetails, Rule: "status reports the stream's kind (default \"default\") and when its TTL ends (default one day)", Run: statusKindAndExpiry},
 
 	// The live read as it happens (cases_live.go).
 	{ID: "streams/live-read-incremental", Needs: conform.FeatureLiveRead, Rule: "a live read started before the appends delivers each chunk while the stream is still open, in order, and ends at close", Run: liveReadIncremental},
@@ -55,18 +57,19 @@ var cases = []conform.CaseOf[Subject]{
 
 	// TTLs and purge windows (cases_ttl.go).
 	{ID: "streams/purge-keeps-live-and-recent", Isolated: true, Rule: "purge keeps open streams within their TTL and streams closed less than olderThan ago", Run: purgeKeepsLiveAndRecent},
-	{ID: "streams/ttl-expired-purged", Isolated: true, Rule: "purge deletes a stream once its TTL has passed, even if it was never closed", Run: ttlExpiredPurged},
+	{ID: "streams/ttl-expired-gone", Isolated: true, Rule: "once a stream's TTL has passed and a purge has run, the stream is gone, even if it was never closed, and its id opens as a new, empty stream (a store may remove it before the purge)", Run: ttlExpiredGone},
+	{ID: "streams/ttl-expired-purged", Isolated: true, Block: KeepsExpired, Rule: "purge deletes a stream once its TTL has passed, even if it was never closed", Run: ttlExpiredPurged},
 	{ID: "streams/ttl-unexpired-kept", Isolated: true, Rule: "purge keeps an open stream whose TTL has not passed, however old it is", Run: ttlUnexpiredKept},
 	{ID: "streams/purge-closed-window", Isolated: true, Rule: "purge deletes a closed stream only once it has been closed longer than olderThan", Run: purgeClosedWindow},
-	{ID: "streams/open-expired-unchanged", Isolated: true, Rule: "opening an expired stream's id again returns false and does not revive or reset it", Run: openExpiredUnchanged},
+	{ID: "streams/open-expired-unchanged", Isolated: true, Block: KeepsExpired, Rule: "opening an expired stream's id again returns false and does not revive or reset it", Run: openExpiredUnchanged},
 
 	// Who sees and cancels a stream (cases_owners.go).
-	{ID: "streams/owner-sees-own", Needs: conform.FeatureCallers, Rule: "the owner reads its own stream's chunks and status", Run: ownerSeesOwn},
-	{ID: "streams/stranger-sees-nothing", Needs: conform.FeatureCallers, Rule: "another authenticated user neither reads nor sees the status of a stream it does not own", Run: strangerSeesNothing},
-	{ID: "streams/anon-sees-nothing", Needs: conform.FeatureCallers, Rule: "anon neither reads nor sees the status of any stream (a refused call is as good as an empty answer)", Run: anonSeesNothing},
-	{ID: "streams/owner-may-cancel", Needs: conform.FeatureCallers, Rule: "the owner may cancel its stream, and the writer sees the flag", Run: ownerMayCancel},
-	{ID: "streams/stranger-may-not-cancel", Needs: conform.FeatureCallers, Rule: "another user's or anon's cancel returns false (or is refused) and leaves the stream running", Run: strangerMayNotCancel},
-	{ID: "streams/only-service-writes", Needs: conform.FeatureCallers, Rule: "neither the owner nor anon can append; only the service role writes", Run: onlyServiceWrites},
+	{ID: "streams/owner-sees-own", Block: RowSecurity, Needs: conform.FeatureCallers, Rule: "the owner reads its own stream's chunks and status", Run: ownerSeesOwn},
+	{ID: "streams/stranger-sees-nothing", Block: RowSecurity, Needs: conform.FeatureCallers, Rule: "another authenticated user neither reads nor sees the status of a stream it does not own", Run: strangerSeesNothing},
+	{ID: "streams/anon-sees-nothing", Block: RowSecurity, Needs: conform.FeatureCallers, Rule: "anon neither reads nor sees the status of any stream (a refused call is as good as an empty answer)", Run: anonSeesNothing},
+	{ID: "streams/owner-may-cancel", Block: RowSecurity, Needs: conform.FeatureCallers, Rule: "the owner may cancel its stream, and the writer sees the flag", Run: ownerMayCancel},
+	{ID: "streams/stranger-may-not-cancel", Block: RowSecurity, Needs: conform.FeatureCallers, Rule: "another user's or anon's cancel returns false (or is refused) and leaves the stream running", Run: strangerMayNotCancel},
+	{ID: "streams/only-service-writes", Block: RowSecurity, Needs: conform.FeatureCallers, Rule: "neither the owner nor anon can append; only the service role writes", Run: onlyServiceWrites},
 }
 
 // openStream opens a fresh stream and stops the case if it existed

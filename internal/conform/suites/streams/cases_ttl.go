@@ -95,6 +95,34 @@ func purgeKeepsLiveAndRecent(t *conform.T, s Subject) {
 	})
 }
 
+// ttlExpiredGone is the interface's rule of expiry, which holds for the
+// block and for a store that expires streams by itself alike: whatever
+// happened before the purge, after it the expired stream is gone, and its
+// id is free. Another case's purge may take the stream first; it is gone
+// all the same, so the case registers no hold.
+func ttlExpiredGone(t *conform.T, s Subject) {
+	tm := newTimed(t, s)
+	tm.do(func() {
+		ttl := tm.Unit
+		id := openStream(t, s, OpenOptions{TTL: ttl})
+		opened := tm.Now()
+		appendOK(t, s, id, 0, "a")
+		tm.elapse(ttl+tm.Unit/5, opened, id)
+		tm.purging(30*day, func() {
+			_, err := s.Purge(t.Context(), 30*day)
+			t.Must("purge", err)
+		})
+		t.Eq("status after the TTL and a purge", statusOf(t, s, id), (*Status)(nil))
+		again, err := s.Open(t.Context(), id, OpenOptions{})
+		t.Must("open of the expired id", err)
+		t.Eq("open of the expired id after the purge", again, true)
+		t.Eq("status of the stream opened again under the expired id", statusOf(t, s, id), &Status{})
+	})
+}
+
+// ttlExpiredPurged and openExpiredUnchanged check the block's expiry (its
+// rule KeepsExpired): the expired stream stays until the purge, which
+// counts it.
 func ttlExpiredPurged(t *conform.T, s Subject) {
 	tm := newTimed(t, s)
 	tm.do(func() {

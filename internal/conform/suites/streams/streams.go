@@ -30,6 +30,55 @@ var Suite = conform.NewSuite(conform.Info{
 		"overlapping retries, and owner visibility.",
 }, Provider.Streams, cases)
 
+// The streams block's rules beyond the StreamStore interface, which the
+// suite's block cases check. The interface is upstream's
+// packages/better-supabase/src/streams/store.ts (read at commit
+// 3cf204da97495e37ae68929376a0a3cea94121c5); the block is contracts.md
+// section 3.
+var (
+	// KeepsExpired is the block's expiry: an expired stream stays until a
+	// purge. The interface says only that a purge deletes expired streams
+	// and resolves with a count, which a store whose streams expire by
+	// themselves keeps with a count of 0.
+	KeepsExpired = conform.BlockRule{
+		Name: "expired streams kept until a purge",
+		Text: "the streams block keeps an expired stream, unchanged, until `purge_streams` removes it and counts it " +
+			"(`open` of its id answers false meanwhile). The StreamStore interface promises only that a purge deletes " +
+			"expired streams and closed ones past `olderThan` and resolves with the count, so a store that expires streams " +
+			"by itself (Redis keys with a TTL), whose purge finds no expired stream left and counts 0, keeps the interface. " +
+			"A bridge declares that with `" + bridge.CapStreamExpiry + ": \"" + bridge.ExpirySelf + "\"`; it is then held to " +
+			"`streams/ttl-expired-gone`, the interface's rule of expiry, and not to these cases.",
+	}
+	// BoundedRead is stream_read, which the interface does not have.
+	BoundedRead = conform.BlockRule{
+		Name: "bounded read",
+		Text: "`stream_read` reads at most `max` chunks at once, without waiting; the interface's read is a live stream " +
+			"and has no such bound. A store offers it with the feature (bridge capability `" + bridge.CapStreamReadPage + "`).",
+	}
+	// StatusDetailsRule is what stream_status reports beyond the
+	// interface's status.
+	StatusDetailsRule = conform.BlockRule{
+		Name: "status kind and expiry",
+		Text: "`stream_status` also reports the stream's kind and when its TTL ends; the interface's status has `next`, " +
+			"`closed` and `cancelled` only. A store offers it with the feature (bridge capability `" + bridge.CapStreamStatus + "`).",
+	}
+	// RowSecurity is the block's row-level security.
+	RowSecurity = conform.BlockRule{
+		Name: "row-level security",
+		Text: "a user reads, sees and cancels only the streams it owns, anon nothing, and only the service role writes. " +
+			"The interface leaves who may read to the store (its read ends at once for a stream the caller cannot read); " +
+			"a store offers these rules with the feature (bridge capability `" + bridge.CapStreamCallers + "`).",
+	}
+	// AppendChecks is the order of stream_append's checks and its hint
+	// for an index below 0.
+	AppendChecks = conform.BlockRule{
+		Name: "append checks",
+		Text: "`stream_append` checks a closed stream before a gap, and refuses an index below 0 with `STREAM_GAP`; " +
+			"the interface names the three hints, `STREAM_GAP` for an index past the end, but not their order nor an index " +
+			"below 0. No store declares otherwise yet: every store is held to it.",
+	}
+)
+
 // Provider is implemented by a store that offers a StreamStore.
 type Provider interface {
 	// Streams prepares the suite for a run: what gives each case a stream

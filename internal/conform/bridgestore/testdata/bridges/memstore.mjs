@@ -1,5 +1,12 @@
 // An in-memory StreamStore and run registry behind the bridge protocol
 // (version 2, or 1 with --v1), in plain Node.js with no dependencies.
+// Its streams expire as the streams block's do: an expired stream stays
+// until a purge removes it. With --expiry=self they expire by themselves,
+// as Redis keys with a TTL do: an expired stream is gone at once, its id
+// opens as a new stream, and a purge removes only streams closed longer
+// than its window (counting 0 when there are none); the bridge then
+// declares streamStore.expiry "self". (--expiry=VALUE declares any other
+// value as it is, to show how bsadapter takes it.)
 // Correct by default; each --bug flag breaks one rule, so that the
 // conformance suites can be shown to catch it:
 //   --bug=overwrite         a retried append overwrites stored chunks
@@ -13,7 +20,10 @@
 //   --bug=status-no-cancel  status always says cancelled: false
 //   --bug=gap-before-closed append checks the gap before closed
 //   --bug=vanish-expired    an expired stream vanishes at once, and purge
-//                           never counts it
+//                           never counts it, though the bridge does not
+//                           declare streamStore.expiry "self"
+//   --bug=never-expire      streams never expire: a purge removes only
+//                           closed ones (with --expiry=self too)
 //   --bug=purge-alive       purge also deletes streams created longer ago than
 //                           the window, open or closed
 //   --bug=no-page-clamp     a bounded read ignores the 10000 cap
@@ -39,6 +49,8 @@ const args = Object.fromEntries(
   }),
 );
 const bug = args.bug ?? "";
+// selfExpiring: streams expire by themselves (--expiry=self).
+const selfExpiring = args.expiry === "self";
 
 const send = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 const notify = (method, params) => send({ jsonrpc: "2.0", method, params });
@@ -67,12 +79,21 @@ function visible(st, caller) {
   if (bug === "leak-owners" || !caller || caller.role === "service_role") return true;
   return caller.role === "authenticated" && st.owner && st.owner === caller.sub;
 }
-function find(id, caller) {
+// expired says whether the stream's TTL has passed at t; in a store that
+// never expires, never.
+const expired = (st, t = now()) => bug !== "never-expire" && st.expiresAt < t;
+// stored is the stream under id, or undefined. A store whose streams
+// expire by themselves drops an expired one first, as Redis would have.
+function stored(id) {
   const st = streams.get(id);
-  if (st && bug === "vanish-expired" && st.expiresAt < now()) {
+  if (st && (selfExpiring || bug === "vanish-expired") && expired(st)) {
     streams.delete(id);
     return undefined;
   }
+  return st;
+}
+function find(id, caller) {
+  const st = stored(id);
   return st && visible(st, caller) ? st : undefined;
 }
 const liveReads = new Map();
@@ -81,8 +102,7 @@ const streamStore = {
   callers: () => ({ supported: true }),
   identity: () => ({ apiVersion: 1, name: "memstore" }),
   open({ id, options = {} }) {
-    if (bug === "vanish-expired") find(id);
-    if (streams.has(id)) return { created: false };
+    if (stored(id)) return { created: false };
     const t = now();
     const ttl = options.ttlSeconds ?? 86400;
     streams.set(id, { owner: options.owner, kind: options.kind ?? "default", chunks: [], closedAt: null, cancelled: false, createdAt: t, expiresAt: t + ttl * 1000 });
@@ -90,7 +110,7 @@ const streamStore = {
   },
   async append({ id, fromIdx, chunks, caller }) {
     if (caller && caller.role !== "service_role") throw new StoreError("PERMISSION_DENIED", "only the service role may append");
-    const st = streams.get(id);
+    const st = stored(id);
     if (!st) throw new StoreError("STREAM_NOT_FOUND", `stream ${id} not found`);
     const gap = () => {
       if (fromIdx < 0 || (fromIdx > st.chunks.length && bug !== "gaps")) throw new StoreError("STREAM_GAP", `append at ${fromIdx} but next is ${st.chunks.length}`);
@@ -191,14 +211,14 @@ const streamStore = {
     return { cancelled: !!find(id, caller)?.cancelled };
   },
   close({ id }) {
-    const st = streams.get(id);
+    const st = stored(id);
     if (!st || st.closedAt !== null) return { closed: false };
     st.closedAt = now();
     wake();
     return { closed: true };
   },
   cancel({ id, caller }) {
-    const st = streams.get(id);
+    const st = stored(id);
     if (!st || st.closedAt !== null || st.cancelled) return { cancelled: false };
     if (caller && caller.role !== "service_role" && !(caller.role === "authenticated" && st.owner && st.owner === caller.sub)) return { cancelled: false };
     st.cancelled = true;
@@ -210,11 +230,12 @@ const streamStore = {
     const cut = t - olderThanSeconds * 1000;
     let n = 0;
     for (const [id, st] of streams) {
-      if (bug === "vanish-expired" && st.expiresAt < t) {
+      if ((selfExpiring || bug === "vanish-expired") && expired(st, t)) {
+        // Gone by itself already: not the purge's to count.
         streams.delete(id);
         continue;
       }
-      if (st.expiresAt < t || (st.closedAt !== null && st.closedAt < cut) || (bug === "purge-alive" && st.createdAt < cut)) {
+      if (expired(st, t) || (st.closedAt !== null && st.closedAt < cut) || (bug === "purge-alive" && st.createdAt < cut)) {
         streams.delete(id);
         n++;
       }
@@ -353,6 +374,7 @@ async function handle(msg) {
     version = !args.v1 && params.protocolVersion >= 2 ? 2 : 1;
     const capabilities = { converter: false, streamStore: true, runRegistry: !args["no-registry"] };
     if (version === 2) Object.assign(capabilities, optional);
+    if (version === 2 && args.expiry !== undefined) capabilities["streamStore.expiry"] = args.expiry;
     return { protocolVersion: version, adapter: { name: "memstore" + (bug ? "-" + bug : ""), format: "canonical" }, capabilities };
   }
   if (method === "shutdown") return null;
