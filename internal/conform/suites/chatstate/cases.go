@@ -47,7 +47,7 @@ var cases = []conform.CaseOf[State]{
 	{ID: "chat-state/queue-threads-apart", Rule: "each thread has its own queue: entries of one neither count nor dequeue in another", Run: queueThreadsApart},
 	{ID: "chat-state/queue-expired-skipped", Block: QueueExpiry, Rule: "an entry whose expiresAt has passed neither counts in the depth nor dequeues", Run: queueExpiredSkipped},
 	{ID: "chat-state/queue-expired-arrival-takes-no-place", Block: QueueExpiry, Rule: "an entry that arrives already expired takes no place under maxSize: the live entries stay, the depth leaves it out and it never dequeues", Run: queueExpiredArrivalTakesNoPlace},
-	{ID: "chat-state/queue-entry-expires", Block: QueueExpiry, Isolated: true, MovesClock: true, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: movingClock(queueEntryExpires)},
+	{ID: "chat-state/queue-entry-expires", Isolated: true, MovesClock: true, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: movingClock(queueEntryExpires)},
 	{ID: "chat-state/concurrent-lock", Rule: fmt.Sprintf("of %d callers racing for one thread's lock exactly one wins", writers), Run: concurrentLock},
 	{ID: "chat-state/concurrent-list", Rule: fmt.Sprintf("%d writers appending to one list at once lose and duplicate nothing", writers), Run: concurrentList},
 	{ID: "chat-state/concurrent-queue", Rule: fmt.Sprintf("%d writers enqueueing on one thread at once, then %d readers dequeueing, see every entry exactly once", writers, writers), Run: concurrentQueue},
