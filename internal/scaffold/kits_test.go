@@ -2,9 +2,11 @@ package scaffold_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,58 +15,113 @@ import (
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
+// installStandIn copies testdata/better-supabase, the stand-in for
+// better-supabase's public types and kits (written from upstream's record),
+// into dir's node_modules, and returns where it went.
+func installStandIn(t *testing.T, dir string) string {
+	t.Helper()
+	dst := filepath.Join(dir, "node_modules", "better-supabase")
+	src := filepath.Join("testdata", "better-supabase")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// replaceIn replaces old, which must occur exactly once, in a generated file.
+func replaceIn(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), old); n != 1 {
+		t.Fatalf("%s holds %q %d times, not once: the test's mutation no longer applies", path, old, n)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runTsx runs tsx from tools/node in dir.
+func runTsx(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testenv.NodeBin(t, "tsx"), args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 // The generated kits test runs better-supabase's testStreamStore when
 // better-supabase is installed, fails when the kit fails, and without
 // better-supabase (npm does not install the peer) reports the kit as
 // skipped with the reason instead of failing 'npm test'.
 func TestGeneratedKitsTest(t *testing.T) {
-	tsx := testenv.NodeBin(t, "tsx")
 	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: []string{"streams"}})
-	run := func(env ...string) (string, error) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, tsx, "--test", "test/kits.test.ts")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
 
-	out, err := run()
+	out, err := runTsx(t, dir, "--test", "test/kits.test.ts")
 	if err != nil || !strings.Contains(out, "# skipped 1") || !strings.Contains(out, "better-supabase is not installed") {
 		t.Fatalf("without better-supabase: want the kit skipped with the reason, got %v\n%s", err, out)
 	}
 
-	// A stand-in better-supabase whose kit drives the generated store.
-	pkg := filepath.Join(dir, "node_modules", "better-supabase")
-	if err := os.MkdirAll(pkg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(pkg, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("package.json", `{"name": "better-supabase", "type": "module", "exports": {"./testing": "./testing.js"}}`)
-	write("testing.js", `export async function testStreamStore(make) {
-  const store = make();
-  if ((await store.open("s1")) !== true) throw new Error("first open must create the stream");
-  if ((await store.open("s1")) !== false) throw new Error("second open must not");
-  if (process.env.KIT_FAILS) throw new Error("the kit found a problem");
-}
-`)
-	if out, err := run(); err != nil || !strings.Contains(out, "# pass 1") || !strings.Contains(out, "# skipped 0") {
+	pkg := installStandIn(t, dir)
+	if out, err := runTsx(t, dir, "--test", "test/kits.test.ts"); err != nil || !strings.Contains(out, "# pass 1") || !strings.Contains(out, "# skipped 0") {
 		t.Errorf("with better-supabase: want the kit run and passing, got %v\n%s", err, out)
 	}
-	if out, err := run("KIT_FAILS=1"); err == nil || !strings.Contains(out, "the kit found a problem") {
-		t.Errorf("a failing kit: want the test to fail, got %v\n%s", err, out)
+
+	// A store that throws where the interface answers an error value fails
+	// the kit, which names the check.
+	store := filepath.Join(dir, "src", "memory-stream-store.ts")
+	orig, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaceIn(t, store, "if (s.closedAt !== undefined) return err(", "if (s.closedAt !== undefined) throw new Error(\"closed\"); void (")
+	if out, err := runTsx(t, dir, "--test", "test/kits.test.ts"); err == nil || !strings.Contains(out, "failed 1 of 9 checks") || !strings.Contains(out, "a closed stream refuses appends") {
+		t.Errorf("a store that throws: want the kit to fail naming the check, got %v\n%s", err, out)
+	}
+	if err := os.WriteFile(store, orig, 0o644); err != nil {
+		t.Fatal(err)
 	}
 
 	// better-supabase present but broken is an error, not a skip.
-	write("testing.js", `import "./not-there.js";`+"\n")
-	if out, err := run(); err == nil || strings.Contains(out, "# skipped 1") {
+	if err := os.WriteFile(filepath.Join(pkg, "testing.js"), []byte(`import "./not-there.js";`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runTsx(t, dir, "--test", "test/kits.test.ts"); err == nil || strings.Contains(out, "# skipped 1") {
 		t.Errorf("a broken better-supabase: want a failure, got %v\n%s", err, out)
+	}
+}
+
+// An adapter with every contract passes, unchanged, the stand-ins of
+// upstream's testStreamStore, testChatState and testCredentialProvider,
+// each called by the generated kits test as upstream declares it.
+func TestKitStandInsPassUnchanged(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: scaffold.AllContracts()})
+	installStandIn(t, dir)
+	out, err := runTsx(t, dir, "--test", "test/kits.test.ts")
+	if err != nil || !strings.Contains(out, "# pass 3") || !strings.Contains(out, "# fail 0") || !strings.Contains(out, "# skipped 0") {
+		t.Fatalf("want the three kits run and passing, got %v\n%s", err, out)
+	}
+	for _, kit := range []string{"testStreamStore", "testChatState", "testCredentialProvider"} {
+		if !regexp.MustCompile(`(?m)^ok \d+ - \w+ passes better-supabase's ` + kit + ` kit$`).MatchString(out) {
+			t.Errorf("no passing test names %s:\n%s", kit, out)
+		}
 	}
 }

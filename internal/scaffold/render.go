@@ -126,6 +126,7 @@ func Render(o *Options) (*Plan, error) {
 		}
 	}
 	add(true, "adapter/src/types.ts.tmpl", path.Join(l.src, "types.ts"))
+	add(true, "adapter/src/result.ts.tmpl", path.Join(l.src, "result.ts"))
 	add(true, "presets/"+o.Preset+"/converters.ts.tmpl", path.Join(l.src, "converters.ts"))
 	add(true, "adapter/src/index.ts.tmpl", path.Join(l.src, "index.ts"))
 	add(d.Chat, "adapter/src/chat.ts.tmpl", path.Join(l.src, "chat.ts"))

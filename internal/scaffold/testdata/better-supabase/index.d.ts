@@ -1,0 +1,383 @@
+// A stand-in for better-supabase's public types, written by bsadapter from
+// better-supabase's source for its tests: what an adapter implements or
+// calls, signature for signature. docs/new.md ("What the generated code is
+// checked against") names the files and commits. Upstream spreads these
+// over several subpaths; the stand-in keeps them in one module.
+
+declare global {
+  // Upstream types times as Temporal.Instant; only the name matters here.
+  namespace Temporal {
+    interface Instant {
+      readonly epochMilliseconds: number;
+    }
+  }
+}
+
+// core/errors.ts
+
+export interface ValidationIssue {
+  readonly message: string;
+  readonly path?: readonly PropertyKey[];
+}
+
+export interface DbErrorKinds {
+  not_found: Record<never, never>;
+  unauthorized: Record<never, never>;
+  forbidden: { required?: "aal1" | "aal2"; scopes?: readonly string[] };
+  conflict: { constraint?: string; columns?: readonly string[] };
+  foreign_key: { constraint?: string; columns?: readonly string[] };
+  check: { constraint?: string };
+  not_null: { column?: string };
+  exclusion: { constraint?: string };
+  invalid_input: Record<never, never>;
+  invalid_value: { column?: string };
+  raised: Record<never, never>;
+  timeout: Record<never, never>;
+  serialization: Record<never, never>;
+  network: Record<never, never>;
+  aborted: Record<never, never>;
+  invalid_request: Record<never, never>;
+  validation: { issues: readonly ValidationIssue[] };
+  multiple_rows: Record<never, never>;
+  stale: Record<never, never>;
+  rate_limited: { retryAfter?: number };
+  unsupported: Record<never, never>;
+  unexpected: Record<never, never>;
+}
+
+export type DbErrorKind = keyof DbErrorKinds;
+
+interface DbErrorBase<K extends DbErrorKind> {
+  readonly kind: K;
+  readonly message: string;
+  readonly code?: string;
+  readonly status: number;
+  readonly details?: string;
+  readonly hint?: string;
+  readonly table?: string;
+}
+
+export type DbError = { [K in DbErrorKind]: DbErrorBase<K> & DbErrorKinds[K] }[DbErrorKind];
+
+export type DbErrorOf<K extends DbErrorKind> = Extract<DbError, { kind: K }>;
+
+type ExtraOf<K extends DbErrorKind> =
+  Record<never, never> extends DbErrorKinds[K]
+    ? [extra?: DbErrorKinds[K] & Partial<Omit<DbErrorBase<K>, "kind">>]
+    : [extra: DbErrorKinds[K] & Partial<Omit<DbErrorBase<K>, "kind">>];
+
+export declare function dbError<K extends DbErrorKind>(kind: K, message: string, ...extra: ExtraOf<K>): DbErrorOf<K>;
+
+export declare class DbException extends Error {
+  readonly name: "DbException";
+  readonly error: DbError;
+  constructor(error: DbError);
+  get kind(): DbErrorKind;
+}
+
+// core/result.ts
+
+export type Ok<T> = { readonly ok: true; readonly data: T; readonly error: null };
+export type Err<E = DbError> = { readonly ok: false; readonly data: null; readonly error: E };
+export type Result<T, E = DbError> = Ok<T> | Err<E>;
+
+export declare function ok<T>(data: T): Ok<T>;
+export declare function err<E = DbError>(error: E): Err<E>;
+export declare function toDbError(cause: unknown): DbError;
+
+// Upstream's class keeps its promise in an ES private field; declaration
+// files show that as #private, and TypeScript then compares the class by
+// name. The tests also check a copy with this line taken out.
+export declare class AsyncResult<T> implements PromiseLike<Result<T>> {
+  #private;
+  constructor(promise: Promise<Result<T>>);
+  static from<T>(run: () => Promise<Result<T>>): AsyncResult<T>;
+  static ok<T>(data: T): AsyncResult<T>;
+  static err<T = never>(error: DbError): AsyncResult<T>;
+  then<R1 = Result<T>, R2 = never>(
+    onfulfilled?: ((value: Result<T>) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2>;
+  orThrow(factory?: (error: DbError) => unknown): Promise<T>;
+  unwrapOr<F>(fallback: F): Promise<T | F>;
+  map<U>(fn: (data: T) => U): AsyncResult<U>;
+  mapError(fn: (error: DbError) => DbError): AsyncResult<T>;
+  andThen<U>(fn: (data: T) => PromiseLike<Result<U>>): AsyncResult<U>;
+}
+
+// streams/store.ts
+
+export interface StreamOpenOptions {
+  readonly owner?: string;
+  readonly tenant?: string;
+  readonly kind?: string;
+  readonly ttl?: number | string;
+}
+
+export interface StreamAppendResult {
+  readonly next: number;
+  readonly cancelled: boolean;
+}
+
+export interface StreamStatus {
+  readonly next: number;
+  readonly closed: boolean;
+  readonly cancelled: boolean;
+}
+
+export interface StreamReadOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface StreamPurgeOptions {
+  readonly olderThan?: number | string;
+}
+
+export interface StreamStore {
+  readonly apiVersion: 1;
+  readonly name: string;
+  open(id: string, options?: StreamOpenOptions): AsyncResult<boolean>;
+  append(id: string, fromIdx: number, chunks: readonly string[]): AsyncResult<StreamAppendResult>;
+  read(id: string, fromIdx?: number, options?: StreamReadOptions): ReadableStream<string>;
+  status(id: string): AsyncResult<StreamStatus | undefined>;
+  isCancelled(id: string): AsyncResult<boolean>;
+  close(id: string): AsyncResult<boolean>;
+  cancel(id: string): AsyncResult<boolean>;
+  purge(options?: StreamPurgeOptions): AsyncResult<number>;
+}
+
+// blocks/ai-chat/message.ts
+
+type ProviderMetadata = Readonly<Record<string, unknown>>;
+
+interface PartBase {
+  readonly providerMetadata?: ProviderMetadata;
+}
+
+export interface AiTextPart extends PartBase {
+  readonly type: "text";
+  readonly text: string;
+  readonly state?: "streaming" | "done";
+}
+
+export interface AiReasoningPart extends PartBase {
+  readonly type: "reasoning";
+  readonly text: string;
+  readonly state?: "streaming" | "done";
+}
+
+export interface AiFilePart extends PartBase {
+  readonly type: "file";
+  readonly mediaType: string;
+  readonly url: string;
+  readonly filename?: string;
+}
+
+export interface AiToolCallPart extends PartBase {
+  readonly type: "tool-call";
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly providerExecuted?: boolean;
+}
+
+export interface AiToolResultPart extends PartBase {
+  readonly type: "tool-result";
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly output: unknown;
+  readonly isError?: boolean;
+}
+
+export interface AiToolApprovalPart extends PartBase {
+  readonly type: "tool-approval";
+  readonly toolCallId: string;
+  readonly approvalId: string;
+  readonly state: "requested" | "approved" | "denied";
+  readonly reason?: string;
+}
+
+export interface AiSourcePart extends PartBase {
+  readonly type: "source";
+  readonly sourceType: "url" | "document";
+  readonly id: string;
+  readonly url?: string;
+  readonly title?: string;
+  readonly mediaType?: string;
+}
+
+export interface AiDataPart extends PartBase {
+  readonly type: "data";
+  readonly name: string;
+  readonly id?: string;
+  readonly data: unknown;
+}
+
+export interface AiStepPart extends PartBase {
+  readonly type: "step";
+  readonly boundary: "start" | "finish";
+  readonly stepId?: string;
+}
+
+export type AiMessagePart =
+  | AiTextPart
+  | AiReasoningPart
+  | AiFilePart
+  | AiToolCallPart
+  | AiToolResultPart
+  | AiToolApprovalPart
+  | AiSourcePart
+  | AiDataPart
+  | AiStepPart;
+
+export type AiMessageRole = "system" | "user" | "assistant" | "tool";
+
+export interface AiMessage {
+  readonly id: string;
+  readonly role: AiMessageRole;
+  readonly parts: readonly AiMessagePart[];
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+// blocks/ai-chat/ai-chat.ts: the messages and runs of AiChat (upstream's
+// AiChat has more members, which only widen it).
+
+export type AiStoredMessageStatus = "complete" | "aborted" | "error";
+
+export interface AiStoredMessage extends AiMessage {
+  readonly parentId: string | undefined;
+  readonly format: string;
+  readonly native: unknown;
+  readonly model: string | undefined;
+  readonly status: AiStoredMessageStatus;
+  readonly createdAt: Temporal.Instant;
+  readonly siblingCount: number;
+  readonly siblingIndex: number;
+}
+
+export interface AiMessageSibling {
+  readonly id: string;
+  readonly role: AiMessageRole;
+  readonly createdAt: Temporal.Instant;
+}
+
+export type AiUserMessageTrigger = "submit-message" | "regenerate-message";
+
+export interface AiAppendResult {
+  readonly messageId: string;
+  readonly parentId: string | undefined;
+  readonly created: boolean;
+}
+
+export interface AiAssistantMessageOptions {
+  readonly parentId: string;
+  readonly status?: AiStoredMessageStatus;
+  readonly model?: string;
+  readonly format?: string;
+  readonly native?: unknown;
+  readonly runId?: string | undefined;
+}
+
+export interface AiSaveResult {
+  readonly messageId: string;
+  readonly parentId: string | undefined;
+  readonly created: boolean;
+}
+
+export interface AiStreamClaim {
+  readonly claimed: boolean;
+  readonly streamId: string | undefined;
+  readonly runId: string | undefined;
+}
+
+// core/run-state.ts: FinalRunState, which AiRunStatus is.
+export type AiRunStatus = "completed" | "failed" | "cancelled";
+
+export interface AiRunRelease {
+  readonly status?: AiRunStatus;
+  readonly usage?: Readonly<Record<string, unknown>>;
+  readonly generationId?: string;
+  readonly error?: string;
+  readonly costMicroUsd?: number;
+}
+
+export interface AiChat {
+  readonly messages: {
+    appendUser(
+      chatId: string,
+      message: AiMessage,
+      options?: { readonly trigger?: AiUserMessageTrigger; readonly messageId?: string },
+    ): AsyncResult<AiAppendResult>;
+    saveAssistant(chatId: string, message: AiMessage, options: AiAssistantMessageOptions): AsyncResult<AiSaveResult>;
+    path(chatId: string, options?: { readonly leafId?: string; readonly native?: boolean }): AsyncResult<readonly AiStoredMessage[]>;
+    siblings(chatId: string, messageId: string): AsyncResult<readonly AiMessageSibling[]>;
+    switchBranch(chatId: string, messageId: string): AsyncResult<string>;
+  };
+  readonly runs: {
+    claim(
+      chatId: string,
+      streamId: string,
+      options?: { readonly model?: string; readonly messageId?: string; readonly engine?: string; readonly externalRunId?: string },
+    ): AsyncResult<AiStreamClaim>;
+    release(chatId: string, streamId: string, options?: AiRunRelease): AsyncResult<boolean>;
+    stop(chatId: string): AsyncResult<{ readonly streamId: string; readonly runId: string } | undefined>;
+    setCost(generationId: string, costMicroUsd: number, usage?: Readonly<Record<string, unknown>>): AsyncResult<boolean>;
+  };
+}
+
+// credentials/provider.ts
+
+export type CredentialRef = { readonly provider: string; readonly tenant?: string } & Readonly<Record<string, unknown>>;
+
+export declare function tenantCredentialRef<R extends CredentialRef>(tenant: string, ref: R): R & { readonly tenant: string };
+
+export type CredentialSubject = { readonly type: "app" } | { readonly type: "user"; readonly id: string; readonly issuer?: string };
+
+export interface GetTokenOptions {
+  readonly subject: CredentialSubject;
+  readonly scopes?: readonly string[];
+  readonly installationId?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface CredentialToken {
+  readonly token: string;
+  readonly expiresAt?: Temporal.Instant;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface CredentialCapabilities {
+  readonly userSubjects: boolean;
+  readonly authorization: boolean;
+  readonly revoke: boolean;
+  readonly inbound: boolean;
+}
+
+export interface StartAuthorizationOptions {
+  readonly subject: CredentialSubject;
+  readonly redirectUri: string;
+  readonly scopes?: readonly string[];
+  readonly state?: string;
+}
+
+export interface CompleteAuthorizationOptions {
+  readonly subject: CredentialSubject;
+  readonly callback: Request | URL | string;
+}
+
+export interface SetCredentialOptions {
+  readonly subject?: CredentialSubject;
+  readonly description?: string;
+}
+
+export interface CredentialProvider {
+  readonly apiVersion: 1;
+  readonly name: string;
+  getToken(ref: CredentialRef, options: GetTokenOptions): AsyncResult<CredentialToken>;
+  capabilities(ref: CredentialRef): CredentialCapabilities;
+  startAuthorization?(ref: CredentialRef, options: StartAuthorizationOptions): AsyncResult<{ readonly url: string }>;
+  completeAuthorization?(ref: CredentialRef, options: CompleteAuthorizationOptions): AsyncResult<void>;
+  revoke(ref: CredentialRef, options: { readonly subject: CredentialSubject }): AsyncResult<boolean>;
+  verifyInbound?(request: Request, ref: CredentialRef): AsyncResult<boolean>;
+  set?(ref: CredentialRef, value: string, options?: SetCredentialOptions): AsyncResult<void>;
+}
