@@ -110,18 +110,36 @@ func TestGeneratedKitsTest(t *testing.T) {
 }
 
 // An adapter with every contract passes, unchanged, the stand-ins of
-// upstream's testStreamStore, testChatState and testCredentialProvider,
-// each called by the generated kits test as upstream declares it.
+// upstream's testStreamStore, testChatState, testCredentialProvider,
+// testGraphCompiler and testBuilderStarter, each called by the generated
+// kits test as upstream declares it.
 func TestKitStandInsPassUnchanged(t *testing.T) {
 	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: scaffold.AllContracts()})
 	installStandIn(t, dir)
 	out, err := runTsx(t, dir, "--test", "test/kits.test.ts")
-	if err != nil || !strings.Contains(out, "# pass 3") || !strings.Contains(out, "# fail 0") || !strings.Contains(out, "# skipped 0") {
-		t.Fatalf("want the three kits run and passing, got %v\n%s", err, out)
+	if err != nil || !strings.Contains(out, "# pass 5") || !strings.Contains(out, "# fail 0") || !strings.Contains(out, "# skipped 0") {
+		t.Fatalf("want the five kits run and passing, got %v\n%s", err, out)
 	}
-	for _, kit := range []string{"testStreamStore", "testChatState", "testCredentialProvider"} {
+	for _, kit := range []string{"testStreamStore", "testChatState", "testCredentialProvider", "testGraphCompiler", "testBuilderStarter"} {
 		if !regexp.MustCompile(`(?m)^ok \d+ - \w+ passes better-supabase's ` + kit + ` kit$`).MatchString(out) {
 			t.Errorf("no passing test names %s:\n%s", kit, out)
 		}
+	}
+}
+
+// The graph kit's stand-in holds a compiler to apiVersion 1: the generated
+// compileGraph without it fails that check, and only that one. The other
+// builder kit still passes, so the failure is the compiler's.
+func TestGraphKitWantsAPIVersion(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: []string{"workflows", "builder"}})
+	installStandIn(t, dir)
+	replaceIn(t, filepath.Join(dir, "src", "builder.ts"), "  { apiVersion: COMPILER.apiVersion },\n);\n\n/** GraphStepCall", "  {},\n);\n\n/** GraphStepCall")
+	out, err := runTsx(t, dir, "--test", "test/kits.test.ts")
+	if err == nil || !strings.Contains(out, "GraphCompiler failed 1 of 3 checks") || !strings.Contains(out, "apiVersion is 1: apiVersion is undefined") {
+		t.Errorf("a compiler without apiVersion: want the graph kit to fail its apiVersion check, got %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m)^not ok \d+ - compileGraph passes better-supabase's testGraphCompiler kit$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^ok \d+ - createBuilderStarter passes better-supabase's testBuilderStarter kit$`).MatchString(out) {
+		t.Errorf("want the graph kit alone to fail:\n%s", out)
 	}
 }

@@ -381,3 +381,83 @@ export interface CredentialProvider {
   verifyInbound?(request: Request, ref: CredentialRef): AsyncResult<boolean>;
   set?(ref: CredentialRef, value: string, options?: SetCredentialOptions): AsyncResult<void>;
 }
+
+// blocks/workflow-builder/graph.ts
+
+export type WorkflowNodeKind = "trigger" | "step" | "sleep" | "approval" | "condition";
+
+export interface WorkflowGraphNode {
+  readonly id: string;
+  readonly kind: WorkflowNodeKind;
+  readonly label?: string;
+  readonly step?: string;
+  readonly config?: Readonly<Record<string, unknown>>;
+  readonly position?: { readonly x: number; readonly y: number };
+}
+
+export interface WorkflowGraphEdge {
+  readonly id: string;
+  readonly source: string;
+  readonly target: string;
+  readonly branch?: "true" | "false";
+}
+
+export interface WorkflowGraph {
+  readonly nodes: readonly WorkflowGraphNode[];
+  readonly edges: readonly WorkflowGraphEdge[];
+}
+
+// blocks/workflow-builder/types.ts: what a compiler and a starter take.
+
+export type WorkflowVersionStatus = "draft" | "published" | "archived";
+
+export type WorkflowTriggerKind = "manual" | "webhook" | "schedule" | "event" | "form" | "chat";
+
+export interface WorkflowDefinition {
+  readonly id: string;
+  readonly tenant: string | undefined;
+  readonly slug: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly createdBy: string | undefined;
+  readonly createdAt: Temporal.Instant;
+  readonly updatedAt: Temporal.Instant;
+  readonly published?: number | undefined;
+  readonly draft?: boolean;
+}
+
+export interface WorkflowVersion {
+  readonly id: string;
+  readonly definition: string;
+  readonly version: number;
+  readonly status: WorkflowVersionStatus;
+  readonly createdBy: string | undefined;
+  readonly createdAt: Temporal.Instant;
+  readonly publishedAt: Temporal.Instant | undefined;
+  readonly graph?: WorkflowGraph;
+  readonly compiled?: unknown;
+}
+
+export interface WorkflowTrigger {
+  readonly id: string;
+  readonly definition: string;
+  readonly kind: WorkflowTriggerKind;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly enabled: boolean;
+  readonly createdAt: Temporal.Instant;
+  readonly updatedAt: Temporal.Instant;
+}
+
+export interface BuilderStartCall {
+  readonly definition: WorkflowDefinition;
+  readonly version: WorkflowVersion;
+  readonly input: unknown;
+  readonly tenant: string | undefined;
+  readonly actor: string | undefined;
+  readonly idempotencyKey: string;
+  readonly trigger?: WorkflowTrigger;
+}
+
+export type BuilderStarter = ((call: BuilderStartCall) => Promise<string>) & { readonly apiVersion?: 1 };
+
+export type GraphCompiler = ((graph: WorkflowGraph) => unknown) & { readonly apiVersion?: 1 };

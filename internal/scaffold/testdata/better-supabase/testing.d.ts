@@ -1,7 +1,17 @@
 // The stand-in's better-supabase/testing: the kits an adapter's
 // implementations run, with upstream's signatures (testing/conformance.ts,
-// testing/streams.ts, testing/chat-state.ts, testing/credentials.ts).
-import type { CredentialProvider, CredentialRef, CredentialSubject, StreamStore } from "./index.js";
+// testing/streams.ts, testing/chat-state.ts, testing/credentials.ts,
+// testing/injectables.ts).
+import type {
+  BuilderStartCall,
+  BuilderStarter,
+  CredentialProvider,
+  CredentialRef,
+  CredentialSubject,
+  GraphCompiler,
+  StreamStore,
+  WorkflowGraph,
+} from "./index.js";
 
 export interface ConformanceCheck {
   readonly name: string;
@@ -54,3 +64,15 @@ export interface TestChatStateOptions {
 }
 
 export declare function testChatState(state: object, options: TestChatStateOptions): Promise<ConformanceReport>;
+
+export interface TestGraphCompilerOptions {
+  readonly graph: WorkflowGraph;
+}
+
+export declare function testGraphCompiler(compile: GraphCompiler, options: TestGraphCompilerOptions): Promise<ConformanceReport>;
+
+export interface TestBuilderStarterOptions {
+  readonly call: BuilderStartCall;
+}
+
+export declare function testBuilderStarter(start: BuilderStarter, options: TestBuilderStarterOptions): Promise<ConformanceReport>;

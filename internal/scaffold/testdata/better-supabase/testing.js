@@ -1,10 +1,12 @@
-// Stand-ins for three of better-supabase's conformance kits
+// Stand-ins for five of better-supabase's conformance kits
 // (better-supabase/testing), written by bsadapter from its record of each
 // kit: the signature, the checks and what each one asserts (docs/new.md
 // names the files and commits). Like upstream's, a kit runs every check,
 // then resolves with the report, or throws a ConformanceError that lists
 // every check that failed. A method that rejects, or answers anything but
 // an AsyncResult where the interface says so, fails the check it is in.
+
+import { isDeepStrictEqual } from "node:util";
 
 export class ConformanceError extends Error {
   constructor(report) {
@@ -328,6 +330,46 @@ export function testCredentialProvider(provider, options) {
       must((await provider.verifyInbound(signed, inbound.ref).orThrow()) === true, "a signed request was refused");
       const tampered = new Request(signed.url, { method: "POST", headers: signed.headers, body: `${body} ` });
       must((await provider.verifyInbound(tampered, inbound.ref).orThrow()) === false, "a tampered request passed");
+    }],
+  ]);
+}
+
+/** testGraphCompiler checks a GraphCompiler on the one valid graph the caller gives: the three checks of upstream's kit. */
+export function testGraphCompiler(compile, options) {
+  const { graph } = options;
+  return runChecks("GraphCompiler", [
+    ["apiVersion is 1", () => {
+      must(compile.apiVersion === 1, `apiVersion is ${compile.apiVersion}`);
+    }],
+    ["the compiled value is plain JSON", async () => {
+      const value = await compile(graph);
+      // Nothing compiled is fine: better-supabase stores it as null.
+      if (value === undefined) return;
+      const text = JSON.stringify(value);
+      must(text !== undefined && isDeepStrictEqual(JSON.parse(text), value), `the compiled value changes in a JSON round trip: ${String(text)}`);
+    }],
+    ["one graph compiles to one value and is left as it was", async () => {
+      const before = JSON.stringify(graph);
+      const first = JSON.stringify(await compile(graph));
+      const second = JSON.stringify(await compile(graph));
+      must(first === second, `two compiles gave ${first} and ${second}`);
+      must(JSON.stringify(graph) === before, "compiling changed the graph");
+    }],
+  ]);
+}
+
+/** testBuilderStarter checks a BuilderStarter with the one call the caller gives: the two checks of upstream's kit. */
+export function testBuilderStarter(start, options) {
+  const { call } = options;
+  return runChecks("BuilderStarter", [
+    ["apiVersion is 1", () => {
+      must(start.apiVersion === 1, `apiVersion is ${start.apiVersion}`);
+    }],
+    ["one idempotency key starts one run", async () => {
+      const first = await start(call);
+      must(typeof first === "string" && first.length > 0, `the start answered ${show(first)}, not a run id`);
+      const again = await start(call);
+      must(again === first, `the same call started ${show(first)}, then ${show(again)}`);
     }],
   ]);
 }

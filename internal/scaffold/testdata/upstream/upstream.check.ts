@@ -4,6 +4,7 @@
 // compile when the adapter's copy of an interface drifts from upstream's.
 import type * as Upstream from "better-supabase";
 import type * as UpstreamTesting from "better-supabase/testing";
+import { compileGraph, createBuilderStarter, type WorkflowGraph } from "../src/builder.js";
 import { MemoryCredentialProvider } from "../src/memory-credentials.js";
 import { MemoryStreamStore } from "../src/memory-stream-store.js";
 import { AsyncResult, dbError, err, ok } from "../src/result.js";
@@ -16,6 +17,8 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // The adapter's implementations fit where upstream asks for its interfaces.
 export const store: Upstream.StreamStore = new MemoryStreamStore();
 export const provider: Upstream.CredentialProvider = new MemoryCredentialProvider();
+export const compiler: Upstream.GraphCompiler = compileGraph;
+export const starter: Upstream.BuilderStarter = createBuilderStarter(async () => ({ externalId: "run-1" }));
 
 // The adapter's own declarations are upstream's, both ways.
 export const sameStreamStore: Same<Adapter.StreamStore, Upstream.StreamStore> = true;
@@ -25,6 +28,7 @@ export const sameDbError: Same<Adapter.DbError, Upstream.DbError> = true;
 export const sameResult: Same<Adapter.Result<{ n: number }>, Upstream.Result<{ n: number }>> = true;
 export const sameAsyncResult: Same<AsyncResult<string[]>, Upstream.AsyncResult<string[]>> = true;
 export const sameAiMessage: Same<Adapter.AiMessage, Upstream.AiMessage> = true;
+export const sameWorkflowGraph: Same<WorkflowGraph, Upstream.WorkflowGraph> = true;
 
 // The runtime helpers take and give what upstream's do.
 export const asyncResultClass: typeof Upstream.AsyncResult = AsyncResult;
