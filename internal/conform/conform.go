@@ -130,6 +130,9 @@ type caseState struct {
 	slot     *slot
 	isolated bool
 	deadline *pausableCtx
+	// disturbed says that another case's whole-store step may have
+	// removed what this case waited for (guarded by gate.mu).
+	disturbed bool
 }
 
 // id returns a new id, unique within the store: the prefix and a counter.

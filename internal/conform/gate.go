@@ -291,12 +291,7 @@ func (s *caseState) alone(ctx context.Context, e Effect, fn func() error) error 
 func (g *gate) disturbed(s *caseState) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, h := range g.holds {
-		if h.owner == s && h.disturbed != "" {
-			return true
-		}
-	}
-	return false
+	return s.disturbed
 }
 
 // stepDone tells the other cases that the whole-store step of s, with
@@ -310,6 +305,10 @@ func (g *gate) stepDone(s *caseState, e Effect, began time.Time) {
 	for _, h := range g.holds {
 		if h.owner != s && h.disturbed == "" && e.removes(h, end) {
 			h.disturbed = fmt.Sprintf("another case's whole-store step ended at %s, after what this case waits for could have expired (%s)", end.Format("15:04:05.000"), h.at.Format("15:04:05.000"))
+			// Kept on the case, not only on the hold: the case may let
+			// go of its holds (Timed.Release) before it looks at what
+			// was left of its rows.
+			h.owner.disturbed = true
 		}
 	}
 	close(g.changed)
