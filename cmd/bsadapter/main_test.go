@@ -33,7 +33,6 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
 			"gone":  cmdGone,
-
 		},
 		Condition: missingCondition,
 		Setup: func(env *testscript.Env) error {
