@@ -5,17 +5,18 @@ import (
 	"time"
 )
 
-// How a timed case makes time pass for a store.
-type timeMode int
+// TimeMode is how a timed case makes time pass for a store. Some cases
+// take other steps, or other lengths of time, for each.
+type TimeMode int
 
 const (
-	// ageRows shifts the timestamps of the case's own rows (pg, memory).
-	ageRows timeMode = iota
-	// moveClock moves the store's whole clock (a bridge with capability
+	// AgeRows shifts the timestamps of the case's own rows (pg, memory).
+	AgeRows TimeMode = iota
+	// MoveClock moves the store's whole clock (a bridge with capability
 	// clock); the whole case is then one whole-store step.
-	moveClock
-	// waitReal waits in real time, with TTLs and windows of seconds.
-	waitReal
+	MoveClock
+	// WaitReal waits in real time, with TTLs and windows of seconds.
+	WaitReal
 )
 
 // Ager shifts the timestamps of one row of a suite (a stream, a run) back
@@ -30,7 +31,7 @@ type Timed struct {
 	s     *caseState
 	ctx   context.Context
 	suite string
-	mode  timeMode
+	mode  TimeMode
 	age   Ager
 	// Unit is the case's unit of time: an hour when time is moved, a
 	// second when the case waits for it.
@@ -47,20 +48,23 @@ func newTimedOf(s *caseState, suite string, age Ager) *Timed {
 	t := &Timed{s: s, suite: suite, age: age, Unit: time.Hour}
 	switch {
 	case age != nil:
-		t.mode = ageRows
+		t.mode = AgeRows
 	case s.clock != nil:
-		t.mode = moveClock
+		t.mode = MoveClock
 	default:
-		t.mode = waitReal
+		t.mode = WaitReal
 		t.Unit = time.Second
 	}
 	return t
 }
 
+// Mode is how t makes time pass for the store.
+func (t *Timed) Mode() TimeMode { return t.mode }
+
 // Run runs the case's body: in one whole-store step when it moves the
 // store's clock (a move affects every case), as it is otherwise.
 func (t *Timed) Run(ctx context.Context, body func() error) error {
-	if t.mode == moveClock {
+	if t.mode == MoveClock {
 		return t.s.alone(ctx, ClockMove, body)
 	}
 	return body()
@@ -69,7 +73,7 @@ func (t *Timed) Run(ctx context.Context, body func() error) error {
 // Purge runs fn, a purge of the suite with window, as a whole-store step
 // (already one when the clock moves).
 func (t *Timed) Purge(ctx context.Context, window time.Duration, fn func() error) error {
-	if t.mode == moveClock {
+	if t.mode == MoveClock {
 		return fn()
 	}
 	return t.s.alone(ctx, PurgeOf(t.suite, window), fn)
@@ -77,7 +81,7 @@ func (t *Timed) Purge(ctx context.Context, window time.Duration, fn func() error
 
 // Now is the time the store lives in.
 func (t *Timed) Now() time.Time {
-	if t.mode == moveClock {
+	if t.mode == MoveClock {
 		// Advancing by nothing reads the store's time; a failure shows
 		// in the store call that follows.
 		if now, err := t.s.clock.Advance(context.Background(), 0); err == nil {
@@ -90,7 +94,7 @@ func (t *Timed) Now() time.Time {
 // Hold registers, when the case waits in real time, that from at on a
 // purge may remove what it waits for (see gate).
 func (t *Timed) Hold(kind HoldKind, at time.Time) {
-	if t.mode == waitReal {
+	if t.mode == WaitReal {
 		t.s.holdFrom(t.suite, kind, at)
 	}
 }
@@ -98,7 +102,7 @@ func (t *Timed) Hold(kind HoldKind, at time.Time) {
 // Release drops the case's holds: what it waited for has been checked,
 // and other cases' purges may take it now.
 func (t *Timed) Release() {
-	if t.mode == waitReal && t.s.gate != nil {
+	if t.mode == WaitReal && t.s.gate != nil {
 		t.s.gate.releaseHolds(t.s)
 	}
 }
@@ -107,14 +111,14 @@ func (t *Timed) Release() {
 // counted from since when the case waits in real time.
 func (t *Timed) Pass(ctx context.Context, d time.Duration, since time.Time, ids ...string) error {
 	switch t.mode {
-	case ageRows:
+	case AgeRows:
 		for _, id := range ids {
 			if err := t.age(ctx, id, d); err != nil {
 				return Op("move time", err)
 			}
 		}
 		return nil
-	case moveClock:
+	case MoveClock:
 		_, err := t.s.clock.Advance(ctx, d)
 		return Op("move the store's clock", err)
 	}

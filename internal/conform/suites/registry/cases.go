@@ -450,9 +450,7 @@ func purgeKeepsRecentRuns(t *conform.T, s Subject) {
 func purgeTerminalPastWindow(t *conform.T, s Subject) {
 	ctx := t.Context()
 	tm := conform.NewTimed(t, name, s.Age)
-	// How tm makes time pass: it ages the runs when the store can, moves
-	// the store's clock when it has one, and waits in real time otherwise.
-	ages, waits := s.Age != nil, s.Age == nil && t.Clock() == nil
+	ages, waits := tm.Mode() == conform.AgeRows, tm.Mode() == conform.WaitReal
 	// Old runs are past the window, young ones within it.
 	window, oldAge, youngAge := 30*day, 40*day, 20*day
 	if waits {

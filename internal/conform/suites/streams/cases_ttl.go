@@ -14,40 +14,16 @@ import (
 
 const day = 24 * time.Hour
 
-// timeMode is how a TTL case makes time pass for the store.
-type timeMode int
-
-const (
-	// ageRows shifts the timestamps of the case's own streams.
-	ageRows timeMode = iota
-	// moveClock moves the store's whole clock.
-	moveClock
-	// waitReal waits in real time.
-	waitReal
-)
-
 // timed is a TTL case's conform.Timed, whose steps record their failures
-// on the case, with the way it makes time pass: some cases take other
-// steps, or other lengths of time, for each.
+// on the case.
 type timed struct {
 	*conform.Timed
-	t    *conform.T
-	mode timeMode
+	t *conform.T
 }
 
-// newTimed returns the timed of t's case. Its mode is the one
-// conform.NewTimed picks: rows are aged when the store can, the clock
-// moved when it has one, and the case waits otherwise.
-func newTimed(t *conform.T, s Subject) timed {
-	mode := moveClock
-	switch {
-	case s.Age != nil:
-		mode = ageRows
-	case t.Clock() == nil:
-		mode = waitReal
-	}
-	return timed{conform.NewTimed(t, name, s.Age), t, mode}
-}
+// newTimed returns the timed of t's case: rows are aged when the store
+// can, the clock moved when it has one, and the case waits otherwise.
+func newTimed(t *conform.T, s Subject) timed { return timed{conform.NewTimed(t, name, s.Age), t} }
 
 // do runs fn, the case's body (see conform.Timed.Run); why the body could
 // not run is one more failure.
@@ -146,7 +122,7 @@ func ttlUnexpiredKept(t *conform.T, s Subject) {
 	tm := newTimed(t, s)
 	// Older than the purge window, within its TTL.
 	ttl, age, window := 30*day, 29*day, time.Hour
-	if tm.mode == waitReal {
+	if tm.Mode() == conform.WaitReal {
 		ttl, age, window = time.Hour, 1200*time.Millisecond, time.Second
 	}
 	tm.do(func() {
@@ -167,7 +143,7 @@ func purgeClosedWindow(t *conform.T, s Subject) {
 	// One stream closed 1.5 windows before the purge, one half a window
 	// before it (when the cases wait, just before it).
 	window := time.Hour
-	if tm.mode == waitReal {
+	if tm.Mode() == conform.WaitReal {
 		window = time.Second
 	}
 	tm.do(func() {
@@ -181,20 +157,20 @@ func purgeClosedWindow(t *conform.T, s Subject) {
 		tm.Hold(conform.HoldAge, tm.Now())
 		closeOK(t, s, old)
 		closed := tm.Now()
-		switch tm.mode {
-		case ageRows:
+		switch tm.Mode() {
+		case conform.AgeRows:
 			closeOK(t, s, young)
 			tm.elapse(window*3/2, closed, old)
 			tm.elapse(window/2, closed, young)
-		case moveClock:
+		case conform.MoveClock:
 			tm.elapse(window, closed)
 			closeOK(t, s, young)
 			tm.elapse(window/2, closed)
-		case waitReal:
+		case conform.WaitReal:
 			tm.elapse(window+window/5, closed)
 		}
 		tm.purging(window, func() {
-			if tm.mode == waitReal {
+			if tm.Mode() == conform.WaitReal {
 				// Closed within the step, so that no wait for other
 				// cases can age it past the window.
 				closeOK(t, s, young)
@@ -230,7 +206,7 @@ func openExpiredUnchanged(t *conform.T, s Subject) {
 			n, err := s.Purge(t.Context(), 30*day)
 			t.Must("purge", err)
 			gone := statusOf(t, s, id)
-			if tm.mode != waitReal {
+			if tm.Mode() != conform.WaitReal {
 				// Waiting in real time, another case's purge may have
 				// taken it first; it must be gone all the same.
 				t.That(n >= 1, "purge count", "at least 1 (the TTL was not renewed)", n)
