@@ -25,6 +25,21 @@ type timed struct {
 // can, the clock moved when it has one, and the case waits otherwise.
 func newTimed(t *conform.T, s Subject) timed { return timed{conform.NewTimed(t, name, s.Age), t} }
 
+// expired opens a stream with a TTL of one unit, appends chunks to it and
+// lets the TTL run out, a fifth of a unit more; hold says that no other
+// case's purge may take the stream before the case has looked at it.
+func (c timed) expired(s Subject, hold bool, chunks ...string) string {
+	ttl := c.Unit
+	if hold {
+		c.Hold(conform.HoldExpiry, c.Now().Add(ttl))
+	}
+	id := openStream(c.t, s, OpenOptions{TTL: ttl})
+	opened := c.Now()
+	appendOK(c.t, s, id, 0, chunks...)
+	c.elapse(ttl+c.Unit/5, opened, id)
+	return id
+}
+
 // do runs fn, the case's body (see conform.Timed.Run); why the body could
 // not run is one more failure.
 func (c timed) do(fn func()) {
@@ -79,11 +94,7 @@ func purgeKeepsLiveAndRecent(t *conform.T, s Subject) {
 func ttlExpiredGone(t *conform.T, s Subject) {
 	tm := newTimed(t, s)
 	tm.do(func() {
-		ttl := tm.Unit
-		id := openStream(t, s, OpenOptions{TTL: ttl})
-		opened := tm.Now()
-		appendOK(t, s, id, 0, "a")
-		tm.elapse(ttl+tm.Unit/5, opened, id)
+		id := tm.expired(s, false, "a")
 		tm.purging(30*day, func() {
 			_, err := s.Purge(t.Context(), 30*day)
 			t.Must("purge", err)
@@ -102,12 +113,7 @@ func ttlExpiredGone(t *conform.T, s Subject) {
 func ttlExpiredPurged(t *conform.T, s Subject) {
 	tm := newTimed(t, s)
 	tm.do(func() {
-		ttl := tm.Unit
-		tm.Hold(conform.HoldExpiry, tm.Now().Add(ttl))
-		id := openStream(t, s, OpenOptions{TTL: ttl})
-		opened := tm.Now()
-		appendOK(t, s, id, 0, "a")
-		tm.elapse(ttl+tm.Unit/5, opened, id)
+		id := tm.expired(s, true, "a")
 		tm.purging(30*day, func() {
 			n, err := s.Purge(t.Context(), 30*day)
 			t.Must("purge", err)
@@ -188,12 +194,7 @@ func purgeClosedWindow(t *conform.T, s Subject) {
 func openExpiredUnchanged(t *conform.T, s Subject) {
 	tm := newTimed(t, s)
 	tm.do(func() {
-		ttl := tm.Unit
-		tm.Hold(conform.HoldExpiry, tm.Now().Add(ttl))
-		id := openStream(t, s, OpenOptions{TTL: ttl})
-		opened := tm.Now()
-		appendOK(t, s, id, 0, "a", "b")
-		tm.elapse(ttl+tm.Unit/5, opened, id)
+		id := tm.expired(s, true, "a", "b")
 		// Expired, not purged: no purge comes before these checks (the
 		// hold), and none need wait for the purge of this case.
 		again, err := s.Open(t.Context(), id, OpenOptions{TTL: 30 * day})
