@@ -128,9 +128,6 @@ func (s *Suite) Open(ctx context.Context, store Store) error {
 	return err
 }
 
-// CaseCount returns how many cases the suite has.
-func (s *Suite) CaseCount() int { return len(s.Cases) }
-
 // AllCases returns every case of suites, in order.
 func AllCases(suites []*Suite) []Case {
 	var all []Case
