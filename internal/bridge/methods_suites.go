@@ -8,9 +8,29 @@ const (
 	GroupChatState = "chatState"
 	// GroupCredentials is a CredentialProvider and the kit's hooks.
 	GroupCredentials = "credentials"
-	// CapClock is the store's injected clock, which clock.advance moves
-	// forward so that TTLs are checked without waiting.
+	// CapClock is the stores' injected clock, which clock.advance moves
+	// forward so that TTLs are checked without waiting. Its value is true
+	// (every store of the bridge reads the clock) or a list of the groups
+	// whose stores do (["streamStore", "chatState"]): a store that reads
+	// its own time must not be listed, or a move it never sees would let
+	// its TTL cases pass unchecked.
 	CapClock = "clock"
+	// CapChatQueueExpiry is how the state adapter treats queue entries
+	// past their expiresAt: QueueExpirySkip or QueueExpiryCaller (the
+	// default, when it is absent).
+	CapChatQueueExpiry = "chatState.queueExpiry"
+)
+
+// The values of CapChatQueueExpiry.
+const (
+	// QueueExpirySkip is the chat-sdk-state block's model: an expired
+	// entry neither counts nor dequeues, and one that arrives expired
+	// takes no place in the queue.
+	QueueExpirySkip = "skip"
+	// QueueExpiryCaller is the Chat SDK's StateAdapter as its interface
+	// reads: stale entries may still count and dequeue, and the caller
+	// that dequeues them drops them.
+	QueueExpiryCaller = "caller"
 )
 
 // The methods of the clock capability.

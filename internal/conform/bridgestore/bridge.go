@@ -9,12 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
@@ -29,14 +31,18 @@ type Store struct {
 	// identity is what streamStore.identity answered (capability
 	// streamStore.identity).
 	identity *identity
-	// moveClock says the streams, registry and chat-state cases may move the
-	// bridge's clock (capability clock, unless RealTTLs).
-	moveClock bool
-	reads     *reads
+	// clocks holds the groups whose cases may move the bridge's clock:
+	// those whose store reads it (capability clock), none with RealTTLs.
+	clocks map[string]bool
+	reads  *reads
 	// selfExpiring says the bridge declared streamStore.expiry "self": its
 	// store expires streams by itself, and is not held to the streams
 	// block's rule of keeping them until a purge.
 	selfExpiring bool
+	// queueSkips says the bridge declared chatState.queueExpiry "skip":
+	// its state adapter passes over expired queue entries, as the
+	// chat-sdk-state block does, and is held to that rule.
+	queueSkips bool
 	// fatal is the first transport fault that left the bridge unusable.
 	fatal atomic.Pointer[bridge.TransportError]
 }
@@ -109,7 +115,19 @@ func New(ctx context.Context, opts bridge.Options, options ...Option) (*Store, e
 			return nil, err
 		}
 	}
-	b.moveClock = caps.Has(bridge.CapClock) && !cfg.realTTLs
+	if b.clocks, err = clocksOf(caps); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if cfg.realTTLs {
+		b.clocks = nil
+	}
+	if caps.Has(bridge.GroupChatState) {
+		if b.queueSkips, err = queueExpiryOf(caps); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	if caps.StreamStore && caps.Has(bridge.CapStreamLiveRead) {
 		b.reads = newReads(c)
 	}
@@ -141,13 +159,85 @@ func expiryOf(caps bridge.Capabilities) (self bool, err error) {
 		bridge.CapStreamExpiry, raw, bridge.ExpiryPurge, bridge.ExpirySelf)
 }
 
+// clockGroups are the groups whose cases make time pass, and so the
+// groups capability clock may list.
+var clockGroups = []string{bridge.GroupStreamStore, bridge.GroupRunRegistry, bridge.GroupChatState}
+
+// clocksOf reads which groups' stores read the bridge's clock (capability
+// clock): every group when it is true, the groups it lists when it is a
+// list, none when it is absent or false.
+func clocksOf(caps bridge.Capabilities) (map[string]bool, error) {
+	if caps.Has(bridge.CapClock) {
+		all := map[string]bool{}
+		for _, g := range clockGroups {
+			all[g] = true
+		}
+		return all, nil
+	}
+	raw, ok := caps.Value(bridge.CapClock)
+	if !ok {
+		return nil, nil
+	}
+	var groups []string
+	if err := json.Unmarshal(raw, &groups); err == nil {
+		out := map[string]bool{}
+		for _, g := range groups {
+			if !slices.Contains(clockGroups, g) {
+				err = fmt.Errorf("it lists %q", g)
+				break
+			}
+			out[g] = true
+		}
+		if err == nil {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("the bridge's initialize answer declares capabilities.%s %s: it must be true (every store of the bridge reads the clock clock.advance moves) or a list of the groups whose store does, of %s; fix the bridge's capabilities",
+		bridge.CapClock, raw, strings.Join(clockGroups, ", "))
+}
+
+// queueExpiryOf reads how the bridge's state adapter treats expired queue
+// entries (capability chatState.queueExpiry): whether it skips them, as
+// the chat-sdk-state block does. An absent declaration is the Chat SDK's
+// interface: the caller drops stale entries.
+func queueExpiryOf(caps bridge.Capabilities) (skips bool, err error) {
+	raw, ok := caps.Value(bridge.CapChatQueueExpiry)
+	if !ok {
+		if !caps.Has(bridge.CapChatQueueExpiry) {
+			return false, nil
+		}
+		raw = json.RawMessage("true")
+	}
+	var v string
+	if json.Unmarshal(raw, &v) == nil {
+		switch v {
+		case bridge.QueueExpirySkip:
+			return true, nil
+		case bridge.QueueExpiryCaller:
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("the bridge's initialize answer declares capabilities.%s %s: it must be %q (expired entries neither count nor dequeue, as the chat-sdk-state block has it) or %q (the default: stale entries may count and dequeue, and the caller drops them, as the Chat SDK's interface has it); fix the bridge's capabilities",
+		bridge.CapChatQueueExpiry, raw, bridge.QueueExpirySkip, bridge.QueueExpiryCaller)
+}
+
+// movesClock says whether the cases of group may move the bridge's clock:
+// the bridge declares that the group's store reads it, and the run does
+// not want real TTLs.
+func (b *Store) movesClock(group string) bool { return b.clocks[group] }
+
 // NotKept says why the bridge's store is not held to a block rule: one
 // whose streams expire by themselves (capability streamStore.expiry
-// "self") does not keep an expired stream until a purge. It keeps every
-// other block rule it declares the features of.
+// "self") does not keep an expired stream until a purge, and a state
+// adapter that does not declare chatState.queueExpiry "skip" leaves stale
+// queue entries to its caller. It keeps every other block rule it
+// declares the features of.
 func (b *Store) NotKept(r conform.BlockRule) string {
 	if r == streams.KeepsExpired && b.selfExpiring {
 		return fmt.Sprintf("the bridge declares %s %q: its store expires streams by itself, which the StreamStore interface allows", bridge.CapStreamExpiry, bridge.ExpirySelf)
+	}
+	if r == chatstate.QueueExpiry && b.c.Capabilities().Has(bridge.GroupChatState) && !b.queueSkips {
+		return fmt.Sprintf("the bridge does not declare %s %q: its state adapter may leave stale queue entries to the caller that dequeues them, which the Chat SDK's StateAdapter allows", bridge.CapChatQueueExpiry, bridge.QueueExpirySkip)
 	}
 	return ""
 }

@@ -19,7 +19,7 @@ import (
 // longer than any move.
 func (b *Store) ChatState(context.Context) (conform.Opener[chatstate.State], error) {
 	o, err := group[chatstate.State](b, bridge.GroupChatState, bridgeChatState{b})
-	if err != nil || !b.moveClock {
+	if err != nil || !b.movesClock(bridge.GroupChatState) {
 		return o, err
 	}
 	return func(t *conform.T) (chatstate.State, error) {
@@ -137,12 +137,12 @@ func (s bridgeChatState) Delete(ctx context.Context, key string) error {
 	return s.b.call(ctx, bridge.MethodChatDelete, map[string]any{"key": key}, nil)
 }
 
-func (s bridgeChatState) AppendToList(ctx context.Context, key string, v json.RawMessage, maxLength int) error {
+func (s bridgeChatState) AppendToList(ctx context.Context, key string, v json.RawMessage, maxLength int, ttl time.Duration) error {
 	p := map[string]any{"key": key, "value": v}
 	if maxLength > 0 {
 		p["maxLength"] = maxLength
 	}
-	return s.b.call(ctx, bridge.MethodChatAppendToList, p, nil)
+	return s.b.call(ctx, bridge.MethodChatAppendToList, ms(p, ttl), nil)
 }
 
 func (s bridgeChatState) GetList(ctx context.Context, key string) ([]json.RawMessage, error) {

@@ -3,9 +3,14 @@ package bridgestore_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/testenv"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
@@ -75,15 +80,20 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 	for _, tc := range []struct {
 		bug  string
 		want []string
+		// withClock are the further cases that fail when the cases move
+		// the clock: the ones that check with it what real time cannot.
+		withClock []string
 	}{
-		{"release-ignores-token", []string{"chat-state/lock-wrong-token"}},
-		{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}},
-		{"null-is-a-miss", []string{"chat-state/value-null-not-a-miss"}},
-		{"list-cap-keeps-oldest", []string{"chat-state/list-cap-keeps-newest"}},
-		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}},
-		{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}},
-		{"lock-never-expires", []string{"chat-state/lock-expired"}},
-		{"set-ignores-ttl", []string{"chat-state/value-ttl", "chat-state/set-if-not-exists-expired"}},
+		{"release-ignores-token", []string{"chat-state/lock-wrong-token"}, nil},
+		{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}, nil},
+		{"null-is-a-miss", []string{"chat-state/value-null-not-a-miss"}, nil},
+		{"list-cap-keeps-oldest", []string{"chat-state/list-cap-keeps-newest"}, nil},
+		{"queue-counts-expired", []string{"chat-state/queue-expired-skipped", "chat-state/queue-expired-arrival-takes-no-place", "chat-state/queue-entry-expires"}, nil},
+		{"expired-takes-a-place", []string{"chat-state/queue-expired-arrival-takes-no-place"}, nil},
+		{"lock-never-expires", []string{"chat-state/lock-expired"}, []string{"chat-state/lock-extend-moves-expiry"}},
+		{"set-ignores-ttl", []string{"chat-state/value-ttl", "chat-state/set-if-not-exists-expired"}, nil},
+		{"list-ignores-ttl", []string{"chat-state/list-ttl", "chat-state/list-append-refreshes-ttl"}, nil},
+		{"list-keeps-first-ttl", []string{"chat-state/list-append-refreshes-ttl"}, nil},
 	} {
 		// The TTL rules are caught whether the cases move the clock or
 		// wait for real TTLs.
@@ -91,8 +101,12 @@ func TestBrokenChatStateBridgesCaught(t *testing.T) {
 			t.Run(strings.TrimSpace(tc.bug+" "+strings.Join(flags, " ")), func(t *testing.T) {
 				t.Parallel()
 				rep := runSuite(t, chatStateBridge(t, append(flags, "--bug="+tc.bug)...), chatstate.Suite.Name)
-				if got := rep.Failed(); !sameSet(got, tc.want) {
-					t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.want, conformtest.Failures(rep))
+				want := tc.want
+				if flags == nil {
+					want = append(slices.Clone(want), tc.withClock...)
+				}
+				if got := rep.Failed(); !sameSet(got, want) {
+					t.Errorf("failed cases: got %v, want exactly %v\n%s", got, want, conformtest.Failures(rep))
 				}
 			})
 		}
@@ -145,5 +159,130 @@ func TestBridgeChatStateClockMovesRunAlone(t *testing.T) {
 	}
 	if n := rep.Count(conform.Pass); n != len(cases) {
 		t.Errorf("%d of %d cases passed", n, len(cases))
+	}
+}
+
+// The three cases of queue expiry hold a state adapter to the
+// chat-sdk-state block's rule only when its bridge declares it
+// (chatState.queueExpiry "skip"). One that leaves stale entries to the
+// caller, as the Chat SDK's interface allows, passes every other case
+// and is told which cases it was not held to; declaring "skip" without
+// keeping it fails them.
+func TestBridgeChatStateQueueExpiryDeclared(t *testing.T) {
+	var blockCases []string
+	for _, c := range suites.Cases() {
+		if c.Block == chatstate.QueueExpiry {
+			blockCases = append(blockCases, c.ID)
+		}
+	}
+	if len(blockCases) != 3 {
+		t.Fatalf("cases of the queue expiry rule: %v, want 3", blockCases)
+	}
+	for _, tc := range []struct {
+		flags      []string
+		notHeld    []string
+		wantFailed []string
+	}{
+		{[]string{"--queue-expiry=caller", "--bug=queue-counts-expired"}, blockCases, nil},
+		{[]string{"--queue-expiry=none", "--bug=queue-counts-expired"}, blockCases, nil},
+		{[]string{"--queue-expiry=none"}, blockCases, nil},
+		{[]string{"--queue-expiry=skip", "--bug=queue-counts-expired"}, nil, blockCases},
+	} {
+		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+			t.Parallel()
+			rep := runSuite(t, chatStateBridge(t, tc.flags...), chatstate.Suite.Name)
+			if got := rep.Failed(); !sameSet(got, tc.wantFailed) {
+				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, tc.wantFailed, conformtest.Failures(rep))
+			}
+			var notHeld []string
+			for _, n := range rep.NotApplicable {
+				notHeld = append(notHeld, n.ID)
+				if !strings.Contains(n.Reason, "chatState.queueExpiry") {
+					t.Errorf("%s is not held with the reason %q, which does not name the capability", n.ID, n.Reason)
+				}
+			}
+			if !sameSet(notHeld, tc.notHeld) {
+				t.Errorf("cases not held: got %v, want %v", notHeld, tc.notHeld)
+			}
+			if want := suiteCount(chatstate.Suite.Name) - len(tc.notHeld); len(rep.Results) != want {
+				t.Errorf("%d cases ran, want %d", len(rep.Results), want)
+			}
+		})
+	}
+}
+
+// A bridge whose capabilities declare a queue expiry model or a clock
+// bsadapter does not know is stopped at the start, with the capability
+// named and what it may be.
+func TestBridgeChatStateBadDeclarations(t *testing.T) {
+	node := testenv.Node(t)
+	path, err := filepath.Abs(filepath.Join("testdata", "bridges", "chat-state.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag string
+		want []string
+	}{
+		{"--queue-expiry=drop", []string{"chatState.queueExpiry", `"skip"`, `"caller"`}},
+		{`--clock=["streams"]`, []string{"capabilities.clock", "streamStore, runRegistry, chatState"}},
+		{`--clock="yes"`, []string{"capabilities.clock", "a list of the groups"}},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{node, path, tc.flag}, Timeout: 20 * time.Second})
+			if err == nil {
+				st.Close()
+				t.Fatal("the bridge started")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error does not say %q: %v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// A bridge that declares the clock for a store that reads the real time
+// instead cannot pass what it did not check: the extended lock outlives
+// its extended TTL by the moved clock, and lock-extend-moves-expiry fails
+// saying so. What else fails depends on how much real time passed, but
+// only cases that move the clock may. The clock declared as a list of
+// groups that names chatState is the same as true.
+func TestBridgeChatStateClockIgnored(t *testing.T) {
+	for _, flags := range [][]string{{"--bug=ignore-clock"}, {"--bug=ignore-clock", `--clock=["chatState"]`}} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			t.Parallel()
+			rep := runSuite(t, chatStateBridge(t, flags...), chatstate.Suite.Name)
+			failed := rep.Failed()
+			if !slices.Contains(failed, "chat-state/lock-extend-moves-expiry") {
+				t.Errorf("lock-extend-moves-expiry passed against a store that ignores the moved clock; failed: %v", failed)
+			}
+			moving := map[string]bool{}
+			for _, c := range suites.Cases() {
+				moving[c.ID] = c.MovesClock
+			}
+			for _, id := range failed {
+				if !moving[id] {
+					t.Errorf("%s failed, but it does not move the clock:\n%s", id, conformtest.Failures(rep))
+				}
+			}
+			if f := conformtest.Failures(rep); !strings.Contains(f, "or does not read that clock") {
+				t.Errorf("the failure does not say the store does not read the clock:\n%s", f)
+			}
+		})
+	}
+}
+
+// A clock declared for other groups only is not moved for the chat-state
+// cases: they wait for real TTLs, and a store that reads the real time
+// passes them all.
+func TestBridgeChatStateClockForOtherGroups(t *testing.T) {
+	rep := runSuite(t, chatStateBridge(t, "--bug=ignore-clock", `--clock=["streamStore"]`), chatstate.Suite.Name)
+	if f := conformtest.Failures(rep); f != "" {
+		t.Errorf("unexpected failures:\n%s", f)
+	}
+	if n := rep.Count(conform.Pass); n != suiteCount(chatstate.Suite.Name) {
+		t.Errorf("%d of %d cases passed", n, suiteCount(chatstate.Suite.Name))
 	}
 }

@@ -134,7 +134,7 @@ func (b *Store) RunRegistry(context.Context) (conform.Opener[registry.Subject], 
 		reg = bridgeCallerRegistry{bridgeRegistry{b, nil}}
 	}
 	o, err := group(b, bridge.GroupRunRegistry, registry.Subject{Registry: reg})
-	if err != nil || !b.moveClock {
+	if err != nil || !b.movesClock(bridge.GroupRunRegistry) {
 		return o, err
 	}
 	return func(t *conform.T) (registry.Subject, error) {

@@ -15,7 +15,7 @@ import (
 // only in whole-store steps (the runner's gate); without it, they wait.
 func (b *Store) Streams(context.Context) (conform.Opener[streams.Subject], error) {
 	open, err := group(b, bridge.GroupStreamStore, streams.Subject{Store: bridgeCallerStreams{bridgeStreams{b, nil}}})
-	if err != nil || !b.moveClock {
+	if err != nil || !b.movesClock(bridge.GroupStreamStore) {
 		return open, err
 	}
 	return func(t *conform.T) (streams.Subject, error) {

@@ -58,8 +58,14 @@ type refChatState struct {
 	subs   map[string]bool
 	locks  map[string]chatstate.Lock
 	values map[string]stateValue
-	lists  map[string][]json.RawMessage
+	lists  map[string]stateList
 	queues map[string][]chatstate.QueueEntry
+}
+
+// stateList is a stored list and when it expires (zero: never).
+type stateList struct {
+	vals    []json.RawMessage
+	expires time.Time
 }
 
 // stateValue is a stored value and when it expires (zero: never).
@@ -71,7 +77,7 @@ type stateValue struct {
 func newChatState(c *clock) *refChatState {
 	return &refChatState{
 		clock: c, subs: map[string]bool{}, locks: map[string]chatstate.Lock{}, values: map[string]stateValue{},
-		lists: map[string][]json.RawMessage{}, queues: map[string][]chatstate.QueueEntry{},
+		lists: map[string]stateList{}, queues: map[string][]chatstate.QueueEntry{},
 	}
 }
 
@@ -212,12 +218,12 @@ func (m *refChatState) Delete(_ context.Context, key string) error {
 	return nil
 }
 
-func (m *refChatState) AppendToList(_ context.Context, key string, value json.RawMessage, maxLength int) error {
+func (m *refChatState) AppendToList(_ context.Context, key string, value json.RawMessage, maxLength int, ttl time.Duration) error {
 	if m.mut == "list-read-modify-write" {
 		// Mutant: reads, lets others run, writes back; racing appends
 		// are lost.
 		m.mu.Lock()
-		l := append([]json.RawMessage(nil), m.lists[key]...)
+		l := append([]json.RawMessage(nil), m.listLocked(key).vals...)
 		m.mu.Unlock()
 		time.Sleep(time.Millisecond)
 		l = append(l, value)
@@ -225,24 +231,36 @@ func (m *refChatState) AppendToList(_ context.Context, key string, value json.Ra
 			l = l[len(l)-maxLength:]
 		}
 		m.mu.Lock()
-		m.lists[key] = l
+		m.lists[key] = stateList{vals: l, expires: m.expiry(ttl)}
 		m.mu.Unlock()
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	l := append(m.lists[key], append(json.RawMessage(nil), value...))
+	l := append(m.listLocked(key).vals, append(json.RawMessage(nil), value...))
 	if maxLength > 0 && len(l) > maxLength {
 		l = append([]json.RawMessage(nil), l[len(l)-maxLength:]...)
 	}
-	m.lists[key] = l
+	// The append's TTL is the whole list's from now on (none without one).
+	m.lists[key] = stateList{vals: l, expires: m.expiry(ttl)}
 	return nil
+}
+
+// listLocked returns key's list, dropping it once it has expired; m.mu is
+// held.
+func (m *refChatState) listLocked(key string) stateList {
+	l := m.lists[key]
+	if !l.expires.IsZero() && !l.expires.After(m.clock.Now()) {
+		delete(m.lists, key)
+		return stateList{}
+	}
+	return l
 }
 
 func (m *refChatState) GetList(_ context.Context, key string) ([]json.RawMessage, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]json.RawMessage{}, m.lists[key]...), nil
+	return append([]json.RawMessage{}, m.listLocked(key).vals...), nil
 }
 
 // liveLocked drops the thread's expired entries; m.mu is held.

@@ -107,7 +107,7 @@ type listCapKeepsOldest struct{ chatstate.State }
 
 // AppendToList appends value unless the list already holds maxLength
 // values.
-func (s listCapKeepsOldest) AppendToList(ctx context.Context, key string, value json.RawMessage, maxLength int) error {
+func (s listCapKeepsOldest) AppendToList(ctx context.Context, key string, value json.RawMessage, maxLength int, ttl time.Duration) error {
 	if maxLength > 0 {
 		l, err := s.GetList(ctx, key)
 		if err != nil {
@@ -117,5 +117,5 @@ func (s listCapKeepsOldest) AppendToList(ctx context.Context, key string, value 
 			return nil
 		}
 	}
-	return s.State.AppendToList(ctx, key, value, maxLength)
+	return s.State.AppendToList(ctx, key, value, maxLength, ttl)
 }

@@ -39,7 +39,7 @@ func TestInterfaceMutants(t *testing.T) {
 	}{
 		{chatstate.Suite.Name, chatStateMutant, []mutant{
 			{"release-ignores-token", []string{"chat-state/lock-wrong-token"}},
-			{"lock-never-expires", []string{"chat-state/lock-expired"}},
+			{"lock-never-expires", []string{"chat-state/lock-extend-moves-expiry", "chat-state/lock-expired"}},
 			{"lock-check-then-set", []string{"chat-state/lock-one-winner", "chat-state/concurrent-lock"}},
 			{"set-ignores-ttl", []string{"chat-state/value-ttl"}},
 			{"null-is-a-miss", []string{"chat-state/value-null-not-a-miss"}},

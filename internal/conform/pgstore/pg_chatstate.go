@@ -249,13 +249,13 @@ func (s pgChatState) Delete(ctx context.Context, key string) error {
 	return s.exec(ctx, "select better_supabase.chat_state_delete(prefix => $1, key => $2)", s.prefix, key)
 }
 
-func (s pgChatState) AppendToList(ctx context.Context, key string, value json.RawMessage, maxLength int) error {
+func (s pgChatState) AppendToList(ctx context.Context, key string, value json.RawMessage, maxLength int, ttl time.Duration) error {
 	w, err := wrapValue(value)
 	if err != nil {
 		return err
 	}
-	return s.exec(ctx, "select better_supabase.chat_state_append_to_list(prefix => $1, key => $2, value => $3::jsonb, max_length => $4, ttl_ms => null)",
-		s.prefix, key, w, limit(maxLength))
+	return s.exec(ctx, "select better_supabase.chat_state_append_to_list(prefix => $1, key => $2, value => $3::jsonb, max_length => $4, ttl_ms => $5)",
+		s.prefix, key, w, limit(maxLength), ttlMS(ttl))
 }
 
 func (s pgChatState) GetList(ctx context.Context, key string) ([]json.RawMessage, error) {

@@ -24,8 +24,8 @@ const (
 )
 
 // cases are the suite's cases in run order. The three of queue expiry
-// check the chat-sdk-state block's rule (QueueExpiry); the others check
-// the Chat SDK's StateAdapter.
+// marked QueueExpiry check the chat-sdk-state block's rule; the others
+// check the Chat SDK's StateAdapter.
 var cases = []conform.CaseOf[State]{
 	{ID: "chat-state/subscribe-unsubscribe", Rule: "subscribe (twice is fine) makes a thread subscribed, unsubscribe (twice is fine) undoes it, and other threads are not touched", Run: subscribeUnsubscribe},
 	{ID: "chat-state/lock-one-winner", Rule: "of two concurrent acquisitions of a thread's lock exactly one wins; the lock names the thread and expires in the future, within its TTL", Run: lockOneWinner},
@@ -42,12 +42,15 @@ var cases = []conform.CaseOf[State]{
 	{ID: "chat-state/set-if-not-exists", Rule: "set-if-not-exists stores only the first value: true, then false, and the first value stays", Run: setIfNotExists},
 	{ID: "chat-state/set-if-not-exists-expired", Isolated: true, MovesClock: true, Rule: "set-if-not-exists stores again once the key's TTL has passed", Run: movingClock(setIfNotExistsExpired)},
 	{ID: "chat-state/list-cap-keeps-newest", Rule: "appending past a list's maxLength keeps the newest values, oldest first; a missing list is empty", Run: listCapKeepsNewest},
+	{ID: "chat-state/list-ttl", Isolated: true, MovesClock: true, Rule: "a list appended to with a TTL reads as empty once the TTL has passed; one appended to without a TTL stays", Run: movingClock(listTTL)},
+	{ID: "chat-state/list-append-refreshes-ttl", Isolated: true, MovesClock: true, Rule: "each append gives the whole list the TTL it carries, from then on: a later append with a short TTL ends the list's longer one, and one within the TTL keeps the list past the first append's TTL", Run: movingClock(listAppendRefreshesTTL)},
 	{ID: "chat-state/queue-cap-keeps-newest", Rule: "enqueueing past a queue's maxSize keeps the newest entries, reports the depth, and dequeue returns the oldest kept entry unchanged", Run: queueCapKeepsNewest},
 	{ID: "chat-state/queue-oldest-first", Rule: "a queue dequeues oldest first and then returns nil; a new queue is empty", Run: queueOldestFirst},
 	{ID: "chat-state/queue-threads-apart", Rule: "each thread has its own queue: entries of one neither count nor dequeue in another", Run: queueThreadsApart},
 	{ID: "chat-state/queue-expired-skipped", Block: QueueExpiry, Rule: "an entry whose expiresAt has passed neither counts in the depth nor dequeues", Run: queueExpiredSkipped},
 	{ID: "chat-state/queue-expired-arrival-takes-no-place", Block: QueueExpiry, Rule: "an entry that arrives already expired takes no place under maxSize: the live entries stay, the depth leaves it out and it never dequeues", Run: queueExpiredArrivalTakesNoPlace},
-	{ID: "chat-state/queue-entry-expires", Isolated: true, MovesClock: true, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: movingClock(queueEntryExpires)},
+	{ID: "chat-state/queue-expired-entry-intact", Rule: "an entry queued already expired, before a live one, either never comes back or comes back as it was queued (its expiresAt intact, for the caller to drop it), and the live entry still dequeues after it", Run: queueExpiredEntryIntact},
+	{ID: "chat-state/queue-entry-expires", Block: QueueExpiry, Isolated: true, MovesClock: true, Rule: "a queued entry stops counting and dequeuing once the store's time passes its expiresAt", Run: movingClock(queueEntryExpires)},
 	{ID: "chat-state/concurrent-lock", Rule: fmt.Sprintf("of %d callers racing for one thread's lock exactly one wins", writers), Run: concurrentLock},
 	{ID: "chat-state/concurrent-list", Rule: fmt.Sprintf("%d writers appending to one list at once lose and duplicate nothing", writers), Run: concurrentList},
 	{ID: "chat-state/concurrent-queue", Rule: fmt.Sprintf("%d writers enqueueing on one thread at once, then %d readers dequeueing, see every entry exactly once", writers, writers), Run: concurrentQueue},
@@ -322,6 +325,19 @@ func lockExtendMovesExpiry(t *conform.T, st State) {
 	t.Eq("extendLock by the holder", ext, true)
 	again := acquire(t, st, "acquireLock", thread, longTTL)
 	t.That(again == nil, "acquireLock past the first TTL of an extended lock", "nil (the lock is still held)", again)
+	if t.Clock() == nil {
+		// In real time the store's own clock made the TTL pass: what held
+		// was held in the store's time.
+		return
+	}
+	// A moved clock proves nothing unless the store sees it: the extended
+	// lock must end once its own TTL has passed too, which no real time
+	// within the case can make happen.
+	advance(t, longTTL)
+	if acquire(t, st, "acquireLock past the extended TTL", thread, longTTL) == nil {
+		t.Errorf("acquireLock past the extended TTL: nil, so the lock outlived its extended TTL by the clock bsadapter moved: " +
+			"the store either never expires locks or does not read that clock (a bridge must declare capability clock only for the stores that read it)")
+	}
 }
 
 func lockRelease(t *conform.T, st State) {
@@ -414,10 +430,52 @@ func setIfNotExistsExpired(t *conform.T, st State) {
 func listCapKeepsNewest(t *conform.T, st State) {
 	key := t.ID("list")
 	for _, v := range []string{"a", "b", "c", "d"} {
-		t.Must("appendToList", st.AppendToList(t.Context(), key, conform.JSON(v), 3))
+		t.Must("appendToList", st.AppendToList(t.Context(), key, conform.JSON(v), 3, 0))
 	}
 	t.Eq("the list after a, b, c, d with maxLength 3", list(t, st, key), []string{`"b"`, `"c"`, `"d"`})
 	t.Eq("a missing list", len(list(t, st, t.ID("list"))), 0)
+}
+
+// appendTo appends the JSON of v to key's list; a failed call stops the
+// case.
+func appendTo(t *conform.T, st State, key string, v any, ttl time.Duration) {
+	t.Must("appendToList", st.AppendToList(t.Context(), key, conform.JSON(v), 0, ttl))
+}
+
+func listTTL(t *conform.T, st State) {
+	short, kept := t.ID("list"), t.ID("list")
+	appendTo(t, st, short, "a", shortTTL)
+	appendTo(t, st, short, "b", shortTTL)
+	appendTo(t, st, kept, "k", 0)
+	t.Eq("the list within its TTL", list(t, st, short), []string{`"a"`, `"b"`})
+	advance(t, 2*shortTTL)
+	t.Eq("the list past its TTL", list(t, st, short), []string{})
+	t.Eq("a list appended to without a TTL", list(t, st, kept), []string{`"k"`})
+}
+
+func listAppendRefreshesTTL(t *conform.T, st State) {
+	// The last append's TTL is the list's, for the values before it too:
+	// a short one ends the long one the list had.
+	key := t.ID("list")
+	appendTo(t, st, key, "a", longTTL)
+	appendTo(t, st, key, "b", shortTTL)
+	t.Eq("the list after an append with a short TTL", list(t, st, key), []string{`"a"`, `"b"`})
+	advance(t, 2*shortTTL)
+	t.Eq("the list past the last append's TTL", list(t, st, key), []string{})
+	if t.Clock() == nil {
+		return
+	}
+	// With a clock bsadapter moves, the refresh is checked the other way
+	// too: an append within the TTL keeps the list past the first TTL.
+	// (In real time that would race the machine's speed.)
+	key = t.ID("list")
+	appendTo(t, st, key, "x", shortTTL)
+	advance(t, shortTTL*3/5)
+	appendTo(t, st, key, "y", shortTTL)
+	advance(t, shortTTL*3/5)
+	t.Eq("the list past the first append's TTL, within the second's", list(t, st, key), []string{`"x"`, `"y"`})
+	advance(t, shortTTL)
+	t.Eq("the list past the second append's TTL", list(t, st, key), []string{})
 }
 
 func queueCapKeepsNewest(t *conform.T, st State) {
@@ -485,6 +543,28 @@ func queueExpiredArrivalTakesNoPlace(t *conform.T, st State) {
 	t.Eq("three dequeues", dequeueTexts(t, st, thread, 3), []string{"one", "two", ""})
 }
 
+func queueExpiredEntryIntact(t *conform.T, st State) {
+	thread := t.ID("thread")
+	now := storeNow(t)
+	stale := queueEntry(thread, "stale", now.Add(-2*time.Minute), now.Add(-time.Minute))
+	enqueue(t, st, "enqueue an expired entry", thread, stale, 10)
+	enqueue(t, st, "enqueue", thread, queueEntry(thread, "fresh", now, now.Add(longTTL)), 10)
+	var texts []string
+	for range 3 {
+		e := dequeue(t, st, thread)
+		texts = append(texts, entryText(e))
+		if e == nil {
+			break
+		}
+		if entryText(e) == "stale" {
+			t.That(e.ExpiresAt == stale.ExpiresAt && e.EnqueuedAt == stale.EnqueuedAt && conform.SameJSON(e.Message, stale.Message),
+				"the expired entry dequeue returned", fmt.Sprintf("as it was queued (expiresAt %d)", stale.ExpiresAt), e)
+		}
+	}
+	ok := slices.Equal(texts, []string{"fresh", ""}) || slices.Equal(texts, []string{"stale", "fresh", ""})
+	t.That(ok, "dequeues after an expired and a live entry", `["fresh" ""] (the expired entry skipped) or ["stale" "fresh" ""] (left to the caller)`, texts)
+}
+
 func queueEntryExpires(t *conform.T, st State) {
 	thread := t.ID("thread")
 	now := storeNow(t)
@@ -515,7 +595,7 @@ func concurrentList(t *conform.T, st State) {
 	key := t.ID("list")
 	errs := make([]error, writers)
 	race(t, st, writers, func(i int) {
-		errs[i] = st.AppendToList(t.Context(), key, conform.JSON(fmt.Sprintf("w%02d", i)), 10*writers)
+		errs[i] = st.AppendToList(t.Context(), key, conform.JSON(fmt.Sprintf("w%02d", i)), 10*writers, 0)
 	})
 	for _, err := range errs {
 		t.Must("appendToList", err)

@@ -32,21 +32,24 @@ var Suite = conform.NewSuite(conform.Info{
 }, Provider.ChatState, cases)
 
 // QueueExpiry is the chat-sdk-state block's handling of expired queue
-// entries beyond what every StateAdapter is held to. The Chat SDK's own
-// interface (packages/chat/src/types.ts of vercel/chat) leaves stale
-// entries to be dropped by whoever dequeues them, and its published
-// adapters count and return them. better-supabase's testChatState kit
-// (docs/upstream-interfaces.md) does hold every adapter to an entry that
-// expires in the queue neither counting nor dequeuing, so
-// queue-entry-expires stays an interface rule; the two cases about entries
-// that were already expired, or arrive expired, are the block's.
+// entries, beyond what every StateAdapter is held to. The Chat SDK's own
+// interface (the QueueEntry type of the "chat" package: stale entries are
+// discarded on dequeue) leaves them to whoever dequeues, and its published
+// memory and Redis adapters count and return them. better-supabase's
+// testChatState kit does hold every adapter to an entry that expires in
+// the queue neither counting nor dequeuing (its check 8); bsadapter judges
+// a StateAdapter by the SDK's interface, so the three cases of queue
+// expiry hold a store to the block's rule only when it declares it (over
+// the bridge, capability chatState.queueExpiry "skip"; the blocks and the
+// memory reference keep it).
 var QueueExpiry = conform.BlockRule{
 	Name: "expired queue entries skipped",
-	Text: "the `chat-sdk-state` block passes over an entry that has already expired when it is queued or looked at: " +
-		"such an entry takes no place under `maxSize`, and `dequeue` and `queueDepth` skip it. The Chat SDK's StateAdapter " +
-		"leaves stale entries to the caller that dequeues them, and its memory and Redis state adapters count and return them. " +
-		"(An entry that expires while queued is another matter: better-supabase's `testChatState` holds every adapter to it, " +
-		"in `chat-state/queue-entry-expires`.) No store declares which it does yet: every store is held to it.",
+	Text: "the `chat-sdk-state` block passes over a queue entry once its `expiresAt` has passed: " +
+		"it no longer counts in `queueDepth` nor dequeues, and one that arrives expired takes no place under `maxSize`. " +
+		"The Chat SDK's `StateAdapter` leaves stale entries to the caller that dequeues them (its memory and Redis state adapters count and return them), " +
+		"so only a store that declares the block's rule is held to it: over the bridge, capability `chatState.queueExpiry` `\"skip\"`. " +
+		"better-supabase's `testChatState` holds every adapter to it (its check 8); a store that does not declare it is told which cases it was not held to. " +
+		"Every store is held to `chat-state/queue-expired-entry-intact`: a stale entry that does come back comes back as it was queued, and the live entries behind it still dequeue.",
 }
 
 // Provider is implemented by a store that offers a Chat SDK state
@@ -108,8 +111,9 @@ type State interface {
 	Delete(ctx context.Context, key string) error
 
 	// AppendToList appends value, keeping only the newest maxLength
-	// values when maxLength > 0.
-	AppendToList(ctx context.Context, key string, value json.RawMessage, maxLength int) error
+	// values when maxLength > 0; a ttl > 0 becomes the whole list's TTL,
+	// from now (the SDK's "refreshes TTL").
+	AppendToList(ctx context.Context, key string, value json.RawMessage, maxLength int, ttl time.Duration) error
 	// GetList returns the list oldest first; a missing list is empty.
 	GetList(ctx context.Context, key string) ([]json.RawMessage, error)
 

@@ -10,14 +10,20 @@
 //   --bug=expired-takes-a-place  an entry that comes expired is queued, under the cap
 //   --bug=lock-never-expires     a lock holds past its TTL
 //   --bug=set-ignores-ttl        set and setIfNotExists store values that never expire
+//   --bug=list-ignores-ttl       appendToList keeps lists that never expire
+//   --bug=list-keeps-first-ttl   a later append leaves the list's first TTL in force
+//   --bug=ignore-clock           declares the clock, but every TTL reads the real time
 //   --no-clock                   do not offer the clock capability
+//   --clock=JSON                 declare the clock capability as this JSON value
+//   --queue-expiry=V             declare chatState.queueExpiry V (default "skip";
+//                                "none" declares nothing)
 import { randomUUID } from "node:crypto";
 import { serve, args, bug } from "./serve.mjs";
 
 
 // ---- the clock: every TTL is read from now() ----
 let offsetMs = 0;
-const now = () => Date.now() + offsetMs;
+const now = () => (bug === "ignore-clock" ? Date.now() : Date.now() + offsetMs);
 const clock = {
   advance({ seconds }) {
     if (typeof seconds !== "number" || seconds < 0) throw Object.assign(new Error("clock.advance takes seconds >= 0"), { code: -32602 });
@@ -30,7 +36,7 @@ const clock = {
 const subs = new Set();
 const locks = new Map(); // threadId -> {threadId, token, expiresAt}
 const values = new Map(); // key -> {value, expiresAt|null}
-const lists = new Map(); // key -> [value]
+const lists = new Map(); // key -> {values, expiresAt|null}
 const queues = new Map(); // threadId -> [entry]
 
 const liveLock = (thread) => {
@@ -53,6 +59,14 @@ const liveQueue = (thread) => {
   const q = (queues.get(thread) ?? []).filter((e) => bug === "queue-counts-expired" || e.expiresAt > now());
   queues.set(thread, q);
   return q;
+};
+const liveList = (key) => {
+  const l = lists.get(key);
+  if (l && l.expiresAt !== null && l.expiresAt <= now()) {
+    lists.delete(key);
+    return undefined;
+  }
+  return l;
 };
 const expiry = (ttlMs) => (ttlMs > 0 && bug !== "set-ignores-ttl" ? now() + ttlMs : null);
 
@@ -102,15 +116,19 @@ const chatState = {
   delete({ key }) {
     values.delete(key);
   },
-  appendToList({ key, value, maxLength }) {
-    const l = lists.get(key) ?? [];
-    if (maxLength > 0 && l.length >= maxLength && bug === "list-cap-keeps-oldest") return;
-    l.push(value);
-    if (maxLength > 0 && l.length > maxLength) l.splice(0, l.length - maxLength);
+  appendToList({ key, value, maxLength, ttlMs }) {
+    const old = liveList(key);
+    const l = old ?? { values: [], expiresAt: null };
+    if (maxLength > 0 && l.values.length >= maxLength && bug === "list-cap-keeps-oldest") return;
+    l.values.push(value);
+    if (maxLength > 0 && l.values.length > maxLength) l.values.splice(0, l.values.length - maxLength);
+    // The append's TTL is the whole list's from now on.
+    if (bug === "list-ignores-ttl") l.expiresAt = null;
+    else if (!(bug === "list-keeps-first-ttl" && old)) l.expiresAt = ttlMs > 0 ? now() + ttlMs : null;
     lists.set(key, l);
   },
   getList({ key }) {
-    return { values: lists.get(key) ?? [] };
+    return { values: liveList(key)?.values ?? [] };
   },
   enqueue({ threadId, entry, maxSize }) {
     const q = liveQueue(threadId);
@@ -133,6 +151,10 @@ const chatState = {
 serve({
   label: "chatstate",
   name: "chatstate",
-  capabilities: { chatState: true, clock: !args["no-clock"] },
+  capabilities: {
+    chatState: true,
+    clock: args["no-clock"] ? false : args.clock !== undefined ? JSON.parse(args.clock) : true,
+    ...(args["queue-expiry"] === "none" ? {} : { "chatState.queueExpiry": args["queue-expiry"] ?? "skip" }),
+  },
   groups: { chatState, clock: args["no-clock"] ? {} : clock },
 });
