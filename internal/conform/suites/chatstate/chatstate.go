@@ -21,9 +21,11 @@ var Suite = conform.NewSuite(conform.Info{
 	BridgeGroup: bridge.GroupChatState,
 	Module:      "chat-sdk-state",
 	Intro: "The Chat SDK's `StateAdapter` (the interface a `chat-sdk-state` engine module backs): " +
-		"the eight checks of upstream's `testChatState` kit, split so that each rule has its own case, " +
+		"the eight checks of upstream's `testChatState` kit, split so that each rule has its own case " +
+		"(its check 8, an entry that expires in the queue neither counting nor dequeuing, is `chat-state/queue-entry-expires`, " +
+		"a rule of the block the Chat SDK's interface does not make: see below), " +
 		"and what upstream does not check: wrong-token extension, extension past the first TTL, threads apart, " +
-		"a stored null that is not a miss, values without a TTL kept, oldest-first dequeue, " +
+		"a stored null that is not a miss, values without a TTL kept, list TTLs and their refresh, oldest-first dequeue, " +
 		"and " + fmt.Sprint(writers) + " callers racing on one lock, one list and one queue. " +
 		"TTLs are checked by moving the store's clock (the memory reference's injected clock, " +
 		"or a bridge's `clock` capability); on a store without one, or with `--real-ttls`, those cases wait for real TTLs of a second. " +
