@@ -461,3 +461,75 @@ export interface BuilderStartCall {
 export type BuilderStarter = ((call: BuilderStartCall) => Promise<string>) & { readonly apiVersion?: 1 };
 
 export type GraphCompiler = ((graph: WorkflowGraph) => unknown) & { readonly apiVersion?: 1 };
+
+// blocks/workflows/workflows.ts: the starter the ticks call and the runs
+// client (upstream's Workflows also has schedules, semaphores and
+// admission, which only widen it).
+
+export type WorkflowRunStatus = "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled";
+
+export interface WorkflowRun {
+  readonly id: string;
+  readonly engine: string;
+  readonly externalId: string;
+  readonly definition: string;
+  readonly tenant: string | undefined;
+  readonly actor: string | undefined;
+  readonly status: WorkflowRunStatus;
+  readonly attributes: Readonly<Record<string, unknown>>;
+  readonly error: string | undefined;
+  readonly createdAt: Temporal.Instant;
+  readonly updatedAt: Temporal.Instant;
+  readonly startedAt: Temporal.Instant | undefined;
+  readonly completedAt: Temporal.Instant | undefined;
+  readonly cancelRequestedAt: Temporal.Instant | undefined;
+}
+
+export interface WorkflowRunRecord {
+  readonly engine: string;
+  readonly externalId: string;
+  readonly definition: string;
+  readonly status: WorkflowRunStatus;
+  readonly tenant?: string;
+  readonly actor?: string;
+  readonly attributes?: Readonly<Record<string, unknown>>;
+  readonly error?: string;
+  readonly startedAt?: Temporal.Instant;
+  readonly completedAt?: Temporal.Instant;
+}
+
+// Upstream's query also takes its shared cursor page options; the adapter
+// does not list runs.
+export interface WorkflowRunsQuery {
+  readonly tenant?: string;
+  readonly definition?: string;
+  readonly status?: WorkflowRunStatus;
+  readonly limit?: number;
+  readonly cursor?: Temporal.Instant;
+}
+
+export interface WorkflowStartCall {
+  readonly workflow: string;
+  readonly input: unknown;
+  readonly tenant: string | undefined;
+  readonly actor: string | undefined;
+  readonly idempotencyKey: string;
+}
+
+export type WorkflowStarter = (call: WorkflowStartCall) => Promise<string>;
+
+export interface WorkflowTickOptions {
+  readonly start: WorkflowStarter;
+  readonly lease?: number;
+  readonly batch?: number;
+}
+
+export interface Workflows {
+  readonly runs: {
+    list(query?: WorkflowRunsQuery): AsyncResult<readonly WorkflowRun[]>;
+    get(run: string): AsyncResult<WorkflowRun | undefined>;
+    requestCancel(run: string): AsyncResult<WorkflowRun | undefined>;
+    record(run: WorkflowRunRecord): AsyncResult<string>;
+    purge(options?: { readonly olderThan?: number; readonly batch?: number }): AsyncResult<number>;
+  };
+}
