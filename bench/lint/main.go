@@ -24,6 +24,7 @@ func main() {
 		bsadapter = flag.String("bsadapter", "", "the bsadapter binary")
 		work      = flag.String("work", "", "scratch folder (removed by the caller)")
 		files     = flag.Int("files", 2000, "modules in the synthetic package")
+		depth     = flag.Int("depth", 5000, "modules in the import chain")
 		runs      = flag.Int("runs", 5, "runs of each measurement; the median by wall time is shown")
 	)
 	flag.Parse()
@@ -49,8 +50,21 @@ func main() {
 	if _, err := generate(eager, *files, true); err != nil {
 		fail("%v", err)
 	}
+	chain := filepath.Join(*work, "chain")
+	chainFiles, err := generateChain(chain, *depth)
+	if err != nil {
+		fail("%v", err)
+	}
+	minified := filepath.Join(*work, "minified")
+	if err := generateMinified(minified, 1800_000); err != nil {
+		fail("%v", err)
+	}
 
 	fmt.Printf("%-44s %8s %10s %10s %10s %9s\n", "input", "files", "wall", "CPU", "peak RSS", "findings")
+	// The chain and the minified line check that the cost grows with the
+	// size of the input, not with its square: a chain of n modules that
+	// each load the SDK, each re-exporting the next; a line of minified
+	// code with thousands of strings on it.
 	var synth time.Duration
 	for _, c := range []struct {
 		name     string
@@ -61,6 +75,8 @@ func main() {
 		{"LangChain preset (bsadapter new langchain)", preset, 0, 0},
 		{fmt.Sprintf("synthetic package, %d modules", *files), clean, total, 0},
 		{"same, one eager SDK import 3 files deep", eager, total, 1},
+		{fmt.Sprintf("import chain %d modules deep, each eager", *depth), chain, chainFiles, *depth},
+		{"one line of 1.8 MB (minified), one eager", minified, 2, 1},
 	} {
 		m := measure(n, *bsadapter, c.dir, c.findings)
 		if c.files > 0 && m.files != c.files {
@@ -262,6 +278,62 @@ export class Store {
 
 export const re = /[{}]+/g;
 `, imp, name)
+}
+
+// generateChain writes a package whose entry leads through a chain of n
+// modules; each loads the SDK statically and re-exports the next (export
+// * from, and one name under another). It returns the files lint reads.
+func generateChain(dir string, n int) (int, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "src", "chain"), 0o755); err != nil {
+		return 0, err
+	}
+	pkg := `{
+  "name": "chain-adapter",
+  "type": "module",
+  "exports": { ".": { "types": "./dist/index.d.ts", "default": "./dist/index.js" } },
+  "peerDependencies": { "better-supabase": "*", "@acme/sdk": "*" },
+  "peerDependenciesMeta": { "@acme/sdk": { "optional": true } }
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "index.ts"), []byte("export * from \"./chain/c0.js\";\n"), 0o644); err != nil {
+		return 0, err
+	}
+	for i := range n {
+		s := fmt.Sprintf("import { Client } from \"@acme/sdk\";\nexport * from \"./c%d.js\";\nexport { v%d as w%d } from \"./c%d.js\";\nexport const v%d = String(Client);\n", i+1, i+1, i, i+1, i)
+		if i == n-1 {
+			s = fmt.Sprintf("import { Client } from \"@acme/sdk\";\nexport const v%d = String(Client);\n", i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "src", "chain", fmt.Sprintf("c%d.ts", i)), []byte(s), 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return n + 1, nil
+}
+
+// generateMinified writes a package whose entry is one line of about size
+// bytes of minified code: an eager SDK import, then variables holding
+// strings and functions.
+func generateMinified(dir string, size int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		return err
+	}
+	pkg := `{"name":"minified-adapter","type":"module","exports":{".":{"types":"./dist/index.d.ts","default":"./dist/index.js"}},"peerDependencies":{"@acme/sdk":"*"},"peerDependenciesMeta":{"@acme/sdk":{"optional":true}}}`
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(`import{Client as C}from"@acme/sdk";`)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, `var a%d="text value %d here",b%d=function(x){return x+a%d};`, i, i, i, i)
+	}
+	b.WriteString("export const z=C;\n")
+	if err := os.WriteFile(filepath.Join(dir, "src", "index.ts"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "src", "types.ts"), []byte("export type T = string;\n"), 0o644)
 }
 
 func fail(format string, args ...any) {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/lint"
 	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/spf13/cobra"
@@ -127,6 +130,25 @@ func (o *lintOptions) adapterDir() (string, error) {
 		// A DIR given needs no look upwards (a broken file above it is
 		// not its).
 		return o.dir, nil
+	}
+	// The look-up opens the nearest bsadapter.json, and opening a named
+	// pipe waits for a writer for ever: look at each first.
+	wd, err := o.app.WorkDir()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, config.FileName)
+		if err := lint.CheckFile(p); err != nil {
+			var ue *lint.UsageError
+			if errors.As(err, &ue) {
+				return "", usageErr(ue.Fix, "%s", ue.Msg)
+			}
+			return "", err
+		}
+		if st, err := os.Stat(p); err == nil && !st.IsDir() || filepath.Dir(d) == d {
+			break // the one the look-up will find, or none
+		}
 	}
 	ws, err := o.app.Workspace("fix bsadapter.json, or pass the adapter's folder")
 	if err != nil {

@@ -1,9 +1,10 @@
 package lint
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -103,8 +104,8 @@ func (l *linter) sqlInStrings(f *sourceFile, toks []token) {
 			continue // too short for a statement or a table name
 		}
 		lower := strings.ToLower(t.text)
-		line, col := f.li.pos(t.off)
 		if m, ok := isSQL(t.text, lower); ok {
+			line, col := f.li.pos(t.off)
 			l.add(Finding{Rule: RuleSQLStatement, File: l.rel(f.abs), Line: line, Column: col,
 				Message:  fmt.Sprintf("the adapter holds a SQL statement (%s); adapters own no tables and ship no SQL", snippet(m)),
 				Evidence: snippet(t.text),
@@ -129,6 +130,7 @@ func (l *linter) sqlInStrings(f *sourceFile, toks []token) {
 			}
 		}
 		if table != "" {
+			line, col := f.li.pos(t.off)
 			l.add(Finding{Rule: RuleBlockTable, File: l.rel(f.abs), Line: line, Column: col,
 				Message:  fmt.Sprintf("the adapter names the block table %s directly", table),
 				Evidence: snippet(t.text),
@@ -173,45 +175,70 @@ func tokenLike(name string) bool {
 	return n == "apikeys"
 }
 
-// braceBody returns the index of the token after the "}" matching the
-// "{" at open.
-func braceEnd(toks []token, open int) int {
-	depth := 0
-	for i := open; i < len(toks); i++ {
-		if toks[i].kind != tokPunct {
-			continue
-		}
-		switch toks[i].text {
-		case "{":
-			depth++
-		case "}":
-			depth--
-			if depth == 0 {
-				return i + 1
+// braceEnd returns the index of the token after the "}" matching the
+// "{" at open (len(toks) when it is not closed).
+func braceEnd(lx *lexed, open int) int {
+	return lx.closing()[open] + 1
+}
+
+// closing returns, for each "{" and "(" token, the index of the token
+// that closes it, braces and parentheses each counted on their own, or
+// len(toks)-1 when it is not closed. It is worked out once, so that a
+// rule that looks for the end of a body does not count its way there
+// again for each nested one.
+func (lx *lexed) closing() []int {
+	lx.closeOnce.Do(func() {
+		toks := lx.toks
+		lx.close = make([]int, len(toks))
+		var braces, parens []int
+		for i, t := range toks {
+			if t.kind != tokPunct {
+				continue
+			}
+			switch t.text {
+			case "{":
+				braces = append(braces, i)
+			case "(":
+				parens = append(parens, i)
+			case "}":
+				if n := len(braces); n > 0 {
+					lx.close[braces[n-1]] = i
+					braces = braces[:n-1]
+				}
+			case ")":
+				if n := len(parens); n > 0 {
+					lx.close[parens[n-1]] = i
+					parens = parens[:n-1]
+				}
 			}
 		}
-	}
-	return len(toks)
+		for _, i := range append(braces, parens...) {
+			lx.close[i] = len(toks) - 1
+		}
+	})
+	return lx.close
 }
 
 // members calls fn for each property name declared in the type literal
 // or object whose "{" is at open, at any depth of nested literals but not
-// inside parentheses (parameters of method signatures).
-func members(src string, toks []token, open int, fn func(i int, name string)) {
-	end := braceEnd(toks, open)
-	parens := 0
+// inside parentheses (parameters of method signatures). Each token it
+// passes is marked in seen, when given.
+func members(src string, lx *lexed, open int, seen []bool, fn func(i int, name string)) {
+	toks := lx.toks
+	closing := lx.closing()
+	end := braceEnd(lx, open)
 	for i := open + 1; i < end-1; i++ {
 		t := toks[i]
+		if seen != nil {
+			seen[i] = true
+		}
 		if t.kind == tokPunct {
-			switch t.text {
-			case "(":
-				parens++
-			case ")":
-				parens--
+			if t.text == "(" {
+				i = min(closing[i], end-1) // parameters: skipped whole
 			}
 			continue
 		}
-		if parens > 0 || t.kind != tokIdent && t.kind != tokString {
+		if t.kind != tokIdent && t.kind != tokString {
 			continue
 		}
 		prev := toks[i-1]
@@ -235,11 +262,16 @@ func members(src string, toks []token, open int, fn func(i int, name string)) {
 // type aliases named ...Options, ...Config and the like, and inline types
 // of parameters named options, opts or config.
 func (l *linter) tokenOptions(f *sourceFile, toks []token) {
+	lx := f.lex()
+	// An object nested in one already looked at was looked at with it;
+	// looking again would report its fields twice, and cost the depth of
+	// the nesting for each of its tokens.
+	var storedSeen, paramSeen []bool
 	report := func(typ string, i int, name string) {
 		line, col := f.li.pos(toks[i].off)
 		l.add(Finding{Rule: RuleTokenOption, File: l.rel(f.abs), Line: line, Column: col,
 			Message:  fmt.Sprintf("the options type %s has a field %s that holds a token", typ, name),
-			Evidence: strings.TrimSpace(f.li.lineText(line)),
+			Evidence: f.li.excerpt(line, col),
 			Fix:      fmt.Sprintf("replace %s with credentialRef: CredentialRef ({ provider: ... }) and resolve the token at run time with a CredentialProvider", name)})
 	}
 	for i := 0; i+2 < len(toks); i++ {
@@ -256,12 +288,12 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 					break
 				}
 				if toks[j].kind == tokPunct && toks[j].text == "{" {
-					members(f.src, toks, j, func(k int, field string) {
+					members(f.src, lx, j, nil, func(k int, field string) {
 						if tokenLike(field) {
 							report(name, k, field)
 						}
 					})
-					i = braceEnd(toks, j) - 1
+					i = braceEnd(lx, j) - 1
 					break
 				}
 			}
@@ -269,12 +301,18 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 			// An object written where the blocks store it: a run's
 			// attributes, a message's metadata, a data part.
 			key := t.text
-			members(f.src, toks, i+2, func(k int, field string) {
+			if storedSeen == nil {
+				storedSeen = make([]bool, len(toks))
+			}
+			if storedSeen[i+2] {
+				continue
+			}
+			members(f.src, lx, i+2, storedSeen, func(k int, field string) {
 				if tokenLike(field) {
 					line, col := f.li.pos(toks[k].off)
 					l.add(Finding{Rule: RuleTokenOption, File: l.rel(f.abs), Line: line, Column: col,
 						Message:  fmt.Sprintf("%s stores a field %s that holds a token; stored values end up in rows", key, field),
-						Evidence: strings.TrimSpace(f.li.lineText(line)),
+						Evidence: f.li.excerpt(line, col),
 						Fix:      fmt.Sprintf("store a credential_ref ({ provider: ... }) instead of %s, and resolve the token with a CredentialProvider when it is needed", field)})
 				}
 			})
@@ -283,8 +321,11 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 			if toks[i+1].text == "?" {
 				j++
 			}
-			if j < len(toks) && toks[j].text == "{" && toks[j].kind == tokPunct {
-				members(f.src, toks, j, func(k int, field string) {
+			if paramSeen == nil {
+				paramSeen = make([]bool, len(toks))
+			}
+			if j < len(toks) && toks[j].text == "{" && toks[j].kind == tokPunct && !paramSeen[j] {
+				members(f.src, lx, j, paramSeen, func(k int, field string) {
 					if tokenLike(field) {
 						report("of "+t.text, k, field)
 					}
@@ -297,11 +338,12 @@ func (l *linter) tokenOptions(f *sourceFile, toks []token) {
 // credentialRefs reports credential_ref objects and types without a
 // provider.
 func (l *linter) credentialRefs(f *sourceFile, toks []token) {
+	lx := f.lex()
 	report := func(i int, what string) {
 		line, col := f.li.pos(toks[i].off)
 		l.add(Finding{Rule: RuleCredential, File: l.rel(f.abs), Line: line, Column: col,
 			Message:  what,
-			Evidence: strings.TrimSpace(f.li.lineText(line)),
+			Evidence: f.li.excerpt(line, col),
 			Fix:      `give it a string provider naming the CredentialProvider that resolves it, e.g. { provider: "vault", key: "..." }`})
 	}
 	for i := 0; i+2 < len(toks); i++ {
@@ -317,7 +359,7 @@ func (l *linter) credentialRefs(f *sourceFile, toks []token) {
 		j := i + 1
 		if isDecl {
 			j = i + 2
-			for j < len(toks) && toks[j].text != "{" && toks[j].text != ";" {
+			for j < len(toks) && toks[j].text != "{" && toks[j].text != ";" && !(toks[j].kind == tokIdent && declStart[toks[j].text]) {
 				j++
 			}
 		} else {
@@ -334,7 +376,7 @@ func (l *linter) credentialRefs(f *sourceFile, toks []token) {
 		}
 		provider, spread := -1, false
 		depth := 0
-		end := braceEnd(toks, j)
+		end := braceEnd(lx, j)
 		for k := j; k < end; k++ {
 			switch toks[k].text {
 			case "{":
@@ -400,12 +442,15 @@ var moduleHeader = regexp.MustCompile(`(?m)^--\s*bsadapter block:\s*(\S+)`)
 // engineModules checks the SQL modules beside a package's source (its
 // sql/ folder, or any .sql file that declares itself a module): each is
 // named after the engine, never like a block.
-func (l *linter) engineModules() error {
+func (l *linter) engineModules(ctx context.Context) error {
 	if l.t.kind != "package" {
 		return nil
 	}
 	err := filepath.WalkDir(l.t.pkgDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if d.IsDir() {
@@ -417,7 +462,7 @@ func (l *linter) engineModules() error {
 		if !strings.HasSuffix(p, ".sql") {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := readFile(p)
 		if err != nil {
 			return err
 		}
@@ -436,7 +481,7 @@ func (l *linter) engineModules() error {
 		}
 		if slices.Contains(blocks.Names(), name) {
 			l.add(Finding{Rule: RuleEngineModule, File: l.rel(p), Line: line, Column: col,
-				Message: fmt.Sprintf("the SQL module %s has the name of a block", name),
+				Message: fmt.Sprintf("the SQL module %s has the name of a block", clip(name)),
 				Fix:     fmt.Sprintf("name it after the engine, e.g. %s-state", l.t.name)})
 			return nil
 		}
@@ -446,11 +491,18 @@ func (l *linter) engineModules() error {
 			}
 		}
 		l.add(Finding{Rule: RuleEngineModule, File: l.rel(p), Line: line, Column: col,
-			Message: fmt.Sprintf("the SQL module %s is not named after the engine (%s)", name, strings.Join(uniqueSorted(slices.Clone(l.t.engineNames)), ", ")),
+			Message: fmt.Sprintf("the SQL module %s is not named after the engine (%s)", clip(name), strings.Join(uniqueSorted(slices.Clone(l.t.engineNames)), ", ")),
 			Fix:     fmt.Sprintf("name it after the engine, e.g. %s-state (and its file sql/%s-state.sql)", l.t.name, l.t.name)})
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var r *refusedFile
+		if errors.As(err, &r) {
+			return r.usage()
+		}
 		return usagef("check the folder's permissions", "reading %s: %v", l.display(l.t.pkgDir), err)
 	}
 	return nil

@@ -1,13 +1,15 @@
 package lint
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -28,8 +30,8 @@ type edge struct {
 	line, col int // 1-based; 0 when unknown
 }
 
-// locKey names an import for matching esbuild's resolve calls to its
-// metafile.
+// locKey names an import for matching its place (from a warning) to its
+// resolution.
 type locKey struct{ importer, spec, kind string }
 
 type loc struct {
@@ -37,13 +39,48 @@ type loc struct {
 	text      string
 }
 
-const locMarker = "bsadapter-lint\x00"
+// Markers of the messages the plugin gives esbuild: an import's place,
+// the end of the scan, a file refused, an interruption.
+const (
+	locMarker     = "bsadapter-lint\x00"
+	stopMarker    = "bsadapter-lint-stop\x00"
+	refusedMarker = "bsadapter-lint-refused\x00"
+	stopEntry     = "bsadapter-lint-stop"
+	stopNamespace = "bsadapter-lint"
+)
 
-// buildGraph bundles from the entry points with every package external
-// and returns every file esbuild read with its imports.
-func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, []api.OutputFile, error) {
-	var mu sync.Mutex
-	locs := map[locKey]loc{}
+// Test hooks: testHookLoad is called for each file esbuild is about to
+// read, testHookBuilt when esbuild is done (which may be after lint
+// returned, on an interruption).
+var (
+	testHookLoad  func(path string)
+	testHookBuilt func()
+)
+
+// innerResolve marks the plugin's own calls to esbuild's resolver, which
+// the plugin lets through.
+type innerResolve struct{}
+
+// buildGraph has esbuild read the module graph from the entry points,
+// every package external, and returns every file it read with its
+// imports, in no order.
+//
+// esbuild only scans: it parses each file (TypeScript's elision of
+// type-only imports included) and resolves its imports, and the plugin
+// records what each import resolved to. It does not link: linking binds
+// every re-export along its chain (export * from, export { x } from),
+// which for a chain of n modules costs n times n, and lint needs none of
+// it. A deliberate error ends the build after the scan; the entry named
+// stopEntry carries it.
+func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, error) {
+	var (
+		mu      sync.Mutex
+		locs    = map[locKey]loc{}
+		found   = map[string][]edge{} // importer -> its resolved imports
+		loaded  = map[string]bool{}
+		refused []*refusedFile
+		res     = newResolver()
+	)
 	kinds := map[api.ResolveKind]string{
 		api.ResolveJSImportStatement: "import-statement",
 		api.ResolveJSRequireCall:     "require-call",
@@ -52,25 +89,95 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, [
 		api.ResolveCSSImportRule:     "import-rule",
 		api.ResolveCSSURLToken:       "url-token",
 	}
-	// The plugin resolves nothing; it only asks esbuild where each import
-	// is written (a warning gets the import's location attached) and
-	// learns which imports survive TypeScript's type-only elision: esbuild
-	// does not resolve those.
+	interrupted := []api.Message{{Text: stopMarker + "interrupted"}}
+	// The plugin resolves every import itself (see resolver), records
+	// where it is written (a warning gets the import's location
+	// attached) and what it resolved to, and looks at each file before
+	// esbuild reads it. Imports TypeScript elides (their names are used
+	// as types only) are never resolved, so never recorded.
 	recorder := api.Plugin{Name: "bsadapter-lint", Setup: func(b api.PluginBuild) {
-		b.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
-			k, ok := kinds[a.Kind]
-			if !ok || a.Importer == "" {
+		b.OnResolve(api.OnResolveOptions{Filter: "^" + stopEntry + "$"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+			if a.Importer != "" {
 				return api.OnResolveResult{}, nil
 			}
-			return api.OnResolveResult{Warnings: []api.Message{{Text: locMarker + a.Importer + "\x00" + a.Path + "\x00" + k}}}, nil
+			return api.OnResolveResult{Path: "stop", Namespace: stopNamespace}, nil
+		})
+		b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: stopNamespace}, func(api.OnLoadArgs) (api.OnLoadResult, error) {
+			return api.OnLoadResult{Errors: []api.Message{{Text: stopMarker}}}, nil
+		})
+		b.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+			if _, inner := a.PluginData.(innerResolve); inner || a.Importer == "" {
+				return api.OnResolveResult{}, nil
+			}
+			if ctx.Err() != nil {
+				return api.OnResolveResult{Errors: interrupted}, nil
+			}
+			k, ok := kinds[a.Kind]
+			if !ok {
+				return api.OnResolveResult{}, nil
+			}
+			where := []api.Message{{Text: locMarker + a.Importer + "\x00" + a.Path + "\x00" + k}}
+			e := edge{from: filepath.Clean(a.Importer), spec: a.Path, kind: k, kept: true}
+			out := api.OnResolveResult{Warnings: where}
+			if to, ok := res.relative(a.ResolveDir, a.Path, a.Kind); ok {
+				e.to = to
+				out.Path = to
+			} else {
+				r := res.esbuild(b, a, innerResolve{})
+				if len(r.Errors) > 0 {
+					return api.OnResolveResult{Errors: r.Errors, Warnings: where}, nil
+				}
+				out.Path, out.Namespace, out.External, out.Suffix, out.PluginData = r.Path, r.Namespace, r.External, r.Suffix, r.PluginData
+				switch {
+				case r.External || r.Path == "":
+					e.external = true
+					out.External = true
+					if out.Path == "" {
+						out.Path = a.Path
+					}
+				case r.Namespace == "file" || r.Namespace == "":
+					e.to = filepath.Clean(r.Path)
+				default:
+					e.external = true // a virtual module of another plugin
+				}
+			}
+			mu.Lock()
+			found[e.from] = append(found[e.from], e)
+			mu.Unlock()
+			return out, nil
+		})
+		// Look before esbuild reads: a named pipe would block it for
+		// ever, a device never end, a huge file cost its size many times.
+		b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+			if testHookLoad != nil {
+				testHookLoad(a.Path)
+			}
+			if ctx.Err() != nil {
+				return api.OnLoadResult{Errors: interrupted}, nil
+			}
+			p := filepath.Clean(a.Path)
+			st, err := statFile(p)
+			var r *refusedFile
+			if err == nil {
+				r = checkFile(p, st)
+			} else {
+				errors.As(err, &r)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if r != nil {
+				refused = append(refused, r)
+				return api.OnLoadResult{Errors: []api.Message{{Text: refusedMarker + r.why}}}, nil
+			}
+			loaded[p] = true
+			return api.OnLoadResult{}, nil
 		})
 	}}
-	res := api.Build(api.BuildOptions{
-		EntryPoints:   l.t.entries,
+	opts := api.BuildOptions{
+		EntryPoints:   append(slices.Clone(l.t.entries), stopEntry),
 		AbsWorkingDir: l.t.pkgDir,
 		Bundle:        true,
 		Write:         false,
-		Metafile:      true,
 		Packages:      api.PackagesExternal,
 		Platform:      api.PlatformNode,
 		Format:        api.FormatESModule,
@@ -85,32 +192,50 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, [
 			".woff": api.LoaderEmpty, ".woff2": api.LoaderEmpty, ".ttf": api.LoaderEmpty, ".html": api.LoaderEmpty,
 		},
 		Plugins: []api.Plugin{recorder},
-		// The bundle and its source map tell which require calls run at
-		// a module's top level (see bundleRequires); nothing may be
-		// dropped from it for that.
-		Sourcemap:      api.SourceMapExternal,
-		SourcesContent: api.SourcesContentExclude,
-		TreeShaking:    api.TreeShakingFalse,
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, nil, nil, err
 	}
-	if len(res.Errors) > 0 {
-		var msgs []string
-		for i, e := range res.Errors {
-			if i == 5 {
-				msgs = append(msgs, fmt.Sprintf("and %d more", len(res.Errors)-5))
-				break
-			}
-			m := e.Text
-			if e.Location != nil {
-				m = fmt.Sprintf("%s:%d:%d: %s", l.display(filepath.Join(l.t.pkgDir, e.Location.File)), e.Location.Line, e.Location.Column+1, e.Text)
-			}
-			msgs = append(msgs, m)
+	// esbuild cannot be stopped from outside, but once ctx ends every
+	// callback fails at once and the scan ends; a read that blocks in
+	// esbuild itself is left behind, and lint returns all the same.
+	done := make(chan api.BuildResult, 1)
+	go func() {
+		r := api.Build(opts)
+		if testHookBuilt != nil {
+			testHookBuilt()
 		}
-		return nil, nil, nil, usagef("fix the source so that it compiles; lint reads the module graph the way a bundler does", "cannot read the module graph: %s", strings.Join(msgs, "; "))
+		done <- r
+	}()
+	var out api.BuildResult
+	select {
+	case out = <-done:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
 	}
-	for _, w := range res.Warnings {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(refused) > 0 {
+		slices.SortFunc(refused, func(a, b *refusedFile) int { return strings.Compare(a.path, b.path) })
+		return nil, nil, refused[0].usage()
+	}
+	var msgs []string
+	for _, e := range out.Errors {
+		if strings.HasPrefix(e.Text, stopMarker) || strings.HasPrefix(e.Text, refusedMarker) {
+			continue
+		}
+		if len(msgs) == 5 {
+			msgs = append(msgs, "and more")
+			break
+		}
+		m := SafeText(clip(e.Text))
+		if e.Location != nil {
+			m = fmt.Sprintf("%s:%d:%d: %s", SafeName(displayPath(l.abs(e.Location.File))), e.Location.Line, e.Location.Column+1, m)
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) > 0 {
+		return nil, nil, usagef("fix the source so that it compiles; lint reads the module graph the way a bundler does", "cannot read the module graph: %s", strings.Join(msgs, "; "))
+	}
+	for _, w := range out.Warnings {
 		rest, ok := strings.CutPrefix(w.Text, locMarker)
 		if !ok || w.Location == nil {
 			continue
@@ -119,55 +244,27 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, [
 		if len(parts) != 3 {
 			continue
 		}
-		k := locKey{parts[0], parts[1], parts[2]}
-		mu.Lock()
+		k := locKey{filepath.Clean(parts[0]), parts[1], parts[2]}
 		if _, dup := locs[k]; !dup {
 			locs[k] = loc{line: w.Location.Line, col: w.Location.Column, text: w.Location.LineText}
 		}
-		mu.Unlock()
 	}
 
-	var meta struct {
-		Inputs map[string]struct {
-			Imports []struct {
-				Path     string `json:"path"`
-				Kind     string `json:"kind"`
-				External bool   `json:"external"`
-				Original string `json:"original"`
-			} `json:"imports"`
-		} `json:"inputs"`
-	}
-	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
-		return nil, nil, nil, fmt.Errorf("esbuild's metafile: %w", err)
-	}
-	// Every file esbuild resolved an import for must be one of the
-	// metafile's inputs. If the two name files differently, imports would
-	// look type-only and the SDK would pass unseen: refuse to answer.
-	inputs := map[string]bool{}
-	for in := range meta.Inputs {
-		inputs[l.abs(in)] = true
-	}
-	for k := range locs {
-		if !inputs[filepath.Clean(k.importer)] {
-			return nil, nil, nil, fmt.Errorf("esbuild named the importing file %s, which its metafile does not list; a symbolic link in the path? Run lint on the folder's real path", k.importer)
+	// Every file an import was resolved in must be one esbuild read; if
+	// the two named files differently, imports would go unseen.
+	for from := range found {
+		if !loaded[from] {
+			return nil, nil, fmt.Errorf("esbuild named the importing file %s, which it did not read; a symbolic link in the path? Run lint on the folder's real path", SafeName(from))
 		}
 	}
 	graph := map[string][]edge{}
-	var order []string
-	for in, v := range meta.Inputs {
-		from := l.abs(in)
+	order := make([]string, 0, len(loaded))
+	for from := range loaded {
 		order = append(order, from)
-		for _, im := range v.Imports {
-			e := edge{from: from, kind: im.Kind, external: im.External, spec: im.Path}
-			if im.Original != "" {
-				e.spec = im.Original
-			}
-			if !e.external {
-				e.to = l.abs(im.Path)
-			}
-			lc, seen := locs[locKey{from, e.spec, e.kind}]
-			e.kept = seen || e.kind != "import-statement"
-			if seen {
+		edges := found[from]
+		for i := range edges {
+			e := &edges[i]
+			if lc, seen := locs[locKey{from, e.spec, e.kind}]; seen {
 				e.line, e.col = lc.line, lc.col+1
 				if f := l.file(from); f != nil && lc.line >= 1 && lc.line <= len(f.li.starts) {
 					_, e.col = f.li.pos(f.li.starts[lc.line-1] + lc.col)
@@ -176,72 +273,95 @@ func (l *linter) buildGraph(ctx context.Context) (map[string][]edge, []string, [
 			}
 			switch e.kind {
 			case "import-statement":
-				e.eager = e.kept
+				e.eager = true
 			case "require-call":
 				e.eager = true // until the file's scan shows it is in a function
 			}
-			graph[from] = append(graph[from], e)
 		}
+		// In the order the file writes them.
+		slices.SortStableFunc(edges, func(a, b edge) int {
+			if c := cmp.Compare(a.line, b.line); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.col, b.col); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.spec+"\x00"+a.kind, b.spec+"\x00"+b.kind)
+		})
+		graph[from] = edges
 	}
-	return graph, order, res.OutputFiles, nil
+	return graph, order, nil
 }
 
-// bundleRequires reads the require calls in the bundles esbuild wrote (in
-// memory) and places each in its source through the bundle's source map.
-// The bundle is plain JavaScript as esbuild prints it, which findRequires
-// reads; a second parse of every file is not needed.
-func (l *linter) bundleRequires(outputs []api.OutputFile) map[string][]placedRequire {
-	maps := map[string][]byte{}
-	for _, o := range outputs {
-		if strings.HasSuffix(o.Path, ".map") {
-			maps[strings.TrimSuffix(o.Path, ".map")] = o.Contents
+// addElided adds to a file's edges the static imports TypeScript elides
+// (their names are used as types only): they do not run, but where they
+// point still matters (an import of better-supabase's internals). esbuild
+// never resolves them; the file's tokens show them.
+func (l *linter) addElided(graph map[string][]edge, file string) {
+	f := l.file(file)
+	if f == nil || !isScript(file) {
+		return
+	}
+	have := map[string]bool{}
+	for _, e := range graph[file] {
+		if e.kind == "import-statement" {
+			have[e.spec] = true
 		}
 	}
-	type key struct {
-		file      string
-		line, col int
-	}
-	seen := map[key]int{}
-	placed := map[string][]placedRequire{}
-	for _, o := range outputs {
-		data, ok := maps[o.Path]
-		if !ok {
+	for _, s := range staticImports(f.lex().toks) {
+		if have[s.text] {
 			continue
 		}
-		sm, err := parseSourceMap(data)
-		if err != nil {
-			continue
-		}
-		code := string(o.Contents)
-		idx := newLineIndex(code)
-		for _, c := range findRequires(lex(code).toks) {
-			gl, gc := idx.pos(c.off)
-			seg, ok := sm.segment(gl-1, gc-1)
-			if !ok || seg.source < 0 || seg.source >= len(sm.sources) {
-				continue
-			}
-			file := filepath.Clean(filepath.Join(filepath.Dir(o.Path), filepath.FromSlash(sm.sources[seg.source])))
-			f := l.file(file)
-			if f == nil {
-				continue
-			}
-			line, col := f.li.pos(f.li.offset(seg.srcLine, seg.srcCol))
-			k := key{file, line, col}
-			if i, dup := seen[k]; dup {
-				// The same module in two entries' bundles: eager in
-				// either is eager.
-				placed[file][i].eager = placed[file][i].eager || c.eager
-				continue
-			}
-			seen[k] = len(placed[file])
-			placed[file] = append(placed[file], placedRequire{c.path, line, col, c.eager, c.awaited})
-		}
+		have[s.text] = true
+		line, col := f.li.pos(s.off)
+		graph[file] = append(graph[file], edge{from: file, spec: s.text, kind: "import-statement", external: true, line: line, col: col})
 	}
-	return placed
 }
 
-// abs turns a metafile path (relative to the working folder) into an
-// absolute one.
+// staticImports returns the specifiers of a file's import and export
+// ... from statements but "import type" and "export type" ones, which
+// TypeScript removes whole.
+func staticImports(toks []token) []token {
+	var out []token
+	for i, t := range toks {
+		if t.kind != tokString || i == 0 || toks[i-1].kind != tokIdent || toks[i-1].text != "from" {
+			continue
+		}
+		// Back to the statement's keyword, no further than the statement
+		// before (each token is passed over once).
+		j := i - 2
+		for j >= 0 {
+			u := toks[j]
+			if u.kind == tokString || u.kind == tokPunct && u.text == ";" || u.kind == tokIdent && (u.text == "import" || u.text == "export" || u.text == "from") {
+				break
+			}
+			j--
+		}
+		if j < 0 || toks[j].kind != tokIdent || toks[j].text != "import" && toks[j].text != "export" || j > 0 && toks[j-1].text == "." {
+			continue
+		}
+		if j+2 < i && toks[j+1].kind == tokIdent && toks[j+1].text == "type" && !(toks[j+2].kind == tokIdent && toks[j+2].text == "from") && toks[j+2].text != "," {
+			continue // import type { X } from, export type * from
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// clip shortens text from the adapter's files that goes into a message.
+func clip(s string) string {
+	if len(s) <= 300 {
+		return s
+	}
+	i := 300
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
+}
+
+// abs turns a path esbuild gives in a message (relative to the working
+// folder) into an absolute one.
 func (l *linter) abs(p string) string {
 	if ns, rest, ok := strings.Cut(p, ":"); ok && len(ns) > 1 && !filepath.IsAbs(p) {
 		p = rest // a namespace prefix such as "file:"
@@ -252,26 +372,12 @@ func (l *linter) abs(p string) string {
 	return filepath.Join(l.t.pkgDir, filepath.FromSlash(p))
 }
 
-// placeRequires decides, for a file's require calls, which run at once,
-// from the calls found in the bundle or, failing that, in the file read
-// on its own.
-func (l *linter) placeRequires(f *sourceFile, edges []edge, fromBundle []placedRequire) {
+// placeRequires decides, for a file's require calls and import()s, which
+// run at once: it reads the file on its own (see scanRequires) when it
+// has any.
+func (l *linter) placeRequires(f *sourceFile, edges []edge) {
 	bySpec := map[string][]placedRequire{}
 	awaited := map[string]placedRequire{}
-	add := func(c placedRequire) {
-		if !c.awaited {
-			bySpec[c.path] = append(bySpec[c.path], c)
-		} else if _, seen := awaited[c.path]; c.eager && !seen {
-			awaited[c.path] = c
-		}
-	}
-	for _, c := range fromBundle {
-		add(c)
-	}
-	// A package keeps its require("...") and import("...") in the
-	// bundle; a local file does not (esbuild links it in), so the calls
-	// of a file that loads a local module that way are found by reading
-	// the file on its own.
 	scanned := false
 	scan := func() {
 		if scanned {
@@ -282,13 +388,11 @@ func (l *linter) placeRequires(f *sourceFile, edges []edge, fromBundle []placedR
 		if !ok {
 			return
 		}
-		inBundle := map[string]bool{}
-		for spec := range bySpec {
-			inBundle[spec] = true
-		}
 		for _, c := range calls {
-			if c.awaited || !inBundle[c.path] {
-				add(c)
+			if !c.awaited {
+				bySpec[c.path] = append(bySpec[c.path], c)
+			} else if _, seen := awaited[c.path]; c.eager && !seen {
+				awaited[c.path] = c
 			}
 		}
 	}
@@ -296,9 +400,7 @@ func (l *linter) placeRequires(f *sourceFile, edges []edge, fromBundle []placedR
 		e := &edges[i]
 		if e.kind == "dynamic-import" {
 			// import() is lazy, unless the module awaits it at top level.
-			if !e.external {
-				scan()
-			}
+			scan()
 			if c, ok := awaited[e.spec]; ok {
 				e.eager, e.awaited = true, true
 				e.line, e.col = c.line, c.col
@@ -308,9 +410,7 @@ func (l *linter) placeRequires(f *sourceFile, edges []edge, fromBundle []placedR
 		if e.kind != "require-call" {
 			continue
 		}
-		if len(bySpec[e.spec]) == 0 {
-			scan()
-		}
+		scan()
 		places := bySpec[e.spec]
 		if len(places) == 0 {
 			continue // not found again: stay eager, the safe answer
@@ -392,31 +492,48 @@ func (l *linter) isSDK(spec string) (string, bool) {
 	return "", false
 }
 
+// chainEnds is how many links an eager import's chain keeps at each end
+// when it is longer than twice that: the entry's imports and the SDK's
+// importers. Chains of every finding at full length would cost the depth
+// of the graph times the number of findings (a chain of n modules that
+// each import the SDK would print n*n/2 links).
+const chainEnds = 10
+
 // eagerImports walks the eager imports from the entry points and reports
 // each eager import of the SDK with the chain that reaches it.
 func (l *linter) eagerImports(graph map[string][]edge) {
+	// via is how the walk first reached a file: from parent by e, depth
+	// imports from an entry; head holds the first links of that path,
+	// shared with the files reached through it.
 	type via struct {
 		parent string
 		e      edge
+		depth  int
+		head   []Link
 	}
 	reached := map[string]*via{}
 	queue := []string{}
 	for _, e := range l.t.entries {
 		if _, ok := reached[e]; !ok {
-			reached[e] = nil
+			reached[e] = &via{}
 			queue = append(queue, e)
 		}
 	}
 	for len(queue) > 0 {
 		file := queue[0]
 		queue = queue[1:]
+		here := reached[file]
 		for _, e := range graph[file] {
 			if !e.eager {
 				continue
 			}
 			if !e.external {
 				if _, ok := reached[e.to]; !ok && e.to != "" {
-					reached[e.to] = &via{file, e}
+					v := &via{parent: file, e: e, depth: here.depth + 1, head: here.head}
+					if here.depth < chainEnds {
+						v.head = append(slices.Clone(here.head), l.link(e))
+					}
+					reached[e.to] = v
 					queue = append(queue, e.to)
 				}
 				continue
@@ -429,10 +546,24 @@ func (l *linter) eagerImports(graph map[string][]edge) {
 				e.line, e.col = l.findSpec(file, e.spec)
 			}
 			// The chain from the entry: each file and the import in it
-			// that leads on.
-			chain := []Link{l.link(e)}
-			for f := file; reached[f] != nil; f = reached[f].parent {
-				chain = append([]Link{l.link(reached[f].e)}, chain...)
+			// that leads on, the middle of a long one left out.
+			total := here.depth + 1
+			keep := total
+			if total > 2*chainEnds {
+				keep = chainEnds
+			}
+			tail := make([]Link, keep)
+			tail[keep-1] = l.link(e)
+			f := file
+			for i := keep - 2; i >= 0; i-- {
+				v := reached[f]
+				tail[i] = l.link(v.e)
+				f = v.parent
+			}
+			chain, omitted := tail, 0
+			if total > 2*chainEnds {
+				chain = append(slices.Clone(here.head[:chainEnds]), tail...)
+				omitted = total - 2*chainEnds
 			}
 			how := "a static import"
 			fix := fmt.Sprintf("type it structurally (import type from %q), or load it when first needed: const sdk = await import(%q)", e.spec, e.spec)
@@ -448,10 +579,10 @@ func (l *linter) eagerImports(graph map[string][]edge) {
 				fix = fmt.Sprintf("do not re-export %q from the adapter; re-export types only (export type { ... } from %q)", e.spec, e.spec)
 			}
 			msg := fmt.Sprintf("%s of %s loads the SDK %s as soon as the adapter is imported", how, e.spec, sdk)
-			if len(chain) > 1 {
-				msg += fmt.Sprintf(" (reached from %s through %s)", chain[0].File, count(len(chain)-1, "import"))
+			if total > 1 {
+				msg += fmt.Sprintf(" (reached from %s through %s)", chain[0].File, count(total-1, "import"))
 			}
-			l.add(Finding{Rule: RuleEagerImport, File: l.rel(file), Line: e.line, Column: e.col, Message: msg, Chain: chain, Evidence: l.lineOf(file, e.line), Fix: fix})
+			l.add(Finding{Rule: RuleEagerImport, File: l.rel(file), Line: e.line, Column: e.col, Message: msg, Chain: chain, ChainOmitted: omitted, Evidence: l.lineOf(file, e.line, e.col), Fix: fix})
 		}
 	}
 }
@@ -461,7 +592,7 @@ func (l *linter) link(e edge) Link {
 	if line == 0 {
 		line, col = l.findSpec(e.from, e.spec)
 	}
-	return Link{File: l.rel(e.from), Line: line, Column: col, Import: e.spec}
+	return Link{File: l.rel(e.from), Line: line, Column: col, Import: clip(e.spec)}
 }
 
 // publicExports reports imports of better-supabase that are not among its
@@ -584,7 +715,7 @@ func (l *linter) addAt(file string, e edge, f Finding) {
 	if e.line == 0 {
 		f.Line, f.Column = l.findSpec(file, e.spec)
 	}
-	f.Evidence = l.lineOf(file, f.Line)
+	f.Evidence = l.lineOf(file, f.Line, f.Column)
 	l.add(f)
 }
 
@@ -592,29 +723,30 @@ func (l *linter) addAt(file string, e edge, f Finding) {
 // esbuild gave no place for; 1:1 when it is not found.
 func (l *linter) findSpec(file, spec string) (int, int) {
 	if sf := l.file(file); sf != nil {
-		for _, t := range sf.lex().toks {
-			if t.kind == tokString && t.text == spec {
-				return sf.li.pos(t.off)
-			}
+		if off, ok := sf.specs()[spec]; ok {
+			return sf.li.pos(off)
 		}
 	}
 	return 1, 1
 }
 
-func (l *linter) lineOf(file string, line int) string {
+// lineOf returns the excerpt of a file's line that shows a finding.
+func (l *linter) lineOf(file string, line, col int) string {
 	if sf := l.file(file); sf != nil {
-		return strings.TrimSpace(sf.li.lineText(line))
+		return sf.li.excerpt(line, col)
 	}
 	return ""
 }
 
 // sourceFile is one file the rules read.
 type sourceFile struct {
-	abs  string
-	src  string
-	li   *lineIndex
-	once sync.Once
-	lx   *lexed
+	abs       string
+	src       string
+	li        *lineIndex
+	once      sync.Once
+	lx        *lexed
+	specsOnce sync.Once
+	specAt    map[string]int
 }
 
 func (f *sourceFile) lex() *lexed {
@@ -622,19 +754,46 @@ func (f *sourceFile) lex() *lexed {
 	return f.lx
 }
 
-// file reads a file once; nil when it cannot be read.
+// specs maps each string written in the file to the offset of its first
+// occurrence, for finding an import's specifier again.
+func (f *sourceFile) specs() map[string]int {
+	f.specsOnce.Do(func() {
+		f.specAt = map[string]int{}
+		for _, t := range f.lex().toks {
+			if _, seen := f.specAt[t.text]; t.kind == tokString && !seen {
+				f.specAt[t.text] = t.off
+			}
+		}
+	})
+	return f.specAt
+}
+
+// file reads a file once; nil when it cannot be read. A file it will not
+// read (a named pipe, one too big) is also kept in l.refused, and the
+// run fails on it.
 func (l *linter) file(p string) *sourceFile {
+	l.mu.Lock()
+	f, ok := l.files[p]
+	l.mu.Unlock()
+	if ok {
+		return f
+	}
+	data, err := readFile(p)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if f, ok := l.files[p]; ok {
-		return f
+		return f // read meanwhile by another goroutine
 	}
-	data, err := os.ReadFile(p)
 	if err != nil {
+		var r *refusedFile
+		if errors.As(err, &r) {
+			l.refused = append(l.refused, r)
+		}
 		l.files[p] = nil
 		return nil
 	}
-	f := &sourceFile{abs: p, src: string(data), li: newLineIndex(string(data))}
+	src := string(data)
+	f = &sourceFile{abs: p, src: src, li: newLineIndex(src)}
 	l.files[p] = f
 	return f
 }

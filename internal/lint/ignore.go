@@ -45,7 +45,7 @@ func (l *linter) collectIgnores(f *sourceFile, comments []comment, marker string
 			rule, reason := m[1], strings.TrimSpace(m[2])
 			bad := func(msg string) {
 				l.add(Finding{Rule: RuleIgnore, File: rel, Line: line, Column: col, Message: msg,
-					Evidence: strings.TrimSpace(text),
+					Evidence: clip(strings.TrimSpace(text)),
 					Fix:      fmt.Sprintf("write it as: %s %s RULE: why this finding does not apply", marker, IgnoreWord)})
 			}
 			switch {

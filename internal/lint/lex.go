@@ -1,8 +1,11 @@
 package lint
 
 import (
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -35,6 +38,9 @@ type comment struct {
 type lexed struct {
 	toks     []token
 	comments []comment
+
+	closeOnce sync.Once
+	close     []int // see closing
 }
 
 // lex cuts JavaScript or TypeScript source into tokens. It is not a
@@ -44,7 +50,7 @@ type lexed struct {
 // rules need. It never fails; unterminated constructs end at the end of
 // the source.
 func lex(src string) *lexed {
-	l := &lexer{src: src, out: &lexed{toks: make([]token, 0, len(src)/5+8)}}
+	l := &lexer{src: src, out: &lexed{toks: make([]token, 0, min(len(src)/5, 1<<16)+8)}}
 	l.run(0)
 	return l.out
 }
@@ -270,24 +276,97 @@ func unescape(raw string) string {
 }
 
 // lineIndex turns byte offsets into 1-based lines and columns (columns
-// count Unicode code points, as the SARIF output declares).
+// count Unicode code points, as the SARIF output declares) and back.
+//
+// A column is a count of characters from the start of its line. Counting
+// them afresh for every position would make a long line (minified code
+// is one line) cost its length for each of its strings, so a file with
+// a line longer than markStep keeps marks: every markStep bytes, how many
+// code points and UTF-16 units come before. A count then starts from the
+// nearest mark, and costs at most markStep bytes whatever the line.
 type lineIndex struct {
 	src    string
 	starts []int
+	marks  []mark // nil when every line is short
 }
+
+// counted is how many bytes lineIndex has counted characters over, for
+// tests to check the count stays in proportion to the source.
+var counted atomic.Int64
+
+// mark is a place in the source with the counts from its start. A mark
+// is never inside a character's encoding, so counts from it add up.
+type mark struct{ off, runes, u16 int }
+
+const markStep = 1024
 
 func newLineIndex(src string) *lineIndex {
 	li := &lineIndex{src: src, starts: []int{0}}
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			li.starts = append(li.starts, i+1)
+	long := false
+	for i := 0; i < len(src); {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 {
+			long = long || len(src)-i > markStep
+			break
+		}
+		long = long || j > markStep
+		i += j + 1
+		li.starts = append(li.starts, i)
+	}
+	if long {
+		li.marks = make([]mark, 0, len(src)/markStep+1)
+		runes, u16 := 0, 0
+		next := 0
+		for i := 0; i < len(src); {
+			if i >= next && utf8.RuneStart(src[i]) {
+				li.marks = append(li.marks, mark{i, runes, u16})
+				next = i + markStep
+			}
+			r, size := utf8.DecodeRuneInString(src[i:])
+			i += size
+			runes++
+			u16++
+			if r >= 0x10000 {
+				u16++
+			}
 		}
 	}
 	return li
 }
 
-// pos returns the line and column of a byte offset.
-func (li *lineIndex) pos(off int) (line, col int) {
+// markBefore returns the last mark at or before off.
+func (li *lineIndex) markBefore(off int) mark {
+	k := sort.Search(len(li.marks), func(j int) bool { return li.marks[j].off > off })
+	if k == 0 {
+		return mark{}
+	}
+	return li.marks[k-1]
+}
+
+// runesTo counts the code points before off (from the start of the
+// source); only with marks.
+func (li *lineIndex) runesTo(off int) int {
+	m := li.markBefore(off)
+	counted.Add(int64(off - m.off))
+	return m.runes + utf8.RuneCountInString(li.src[m.off:off])
+}
+
+// u16To counts the UTF-16 units before off; only with marks.
+func (li *lineIndex) u16To(off int) int {
+	m := li.markBefore(off)
+	counted.Add(int64(off - m.off))
+	n := m.u16
+	for _, r := range li.src[m.off:off] {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// line returns the 0-based line holding off.
+func (li *lineIndex) line(off int) int {
 	lo, hi := 0, len(li.starts)-1
 	for lo < hi {
 		m := (lo + hi + 1) / 2
@@ -297,8 +376,28 @@ func (li *lineIndex) pos(off int) (line, col int) {
 			hi = m - 1
 		}
 	}
+	return lo
+}
+
+// lineEnd returns the offset of the end of the 0-based line (its "\n",
+// or the end of the source).
+func (li *lineIndex) lineEnd(line int) int {
+	if line+1 < len(li.starts) {
+		return li.starts[line+1] - 1
+	}
+	return len(li.src)
+}
+
+// pos returns the line and column of a byte offset.
+func (li *lineIndex) pos(off int) (line, col int) {
+	off = min(max(off, 0), len(li.src))
+	lo := li.line(off)
 	start := li.starts[lo]
-	return lo + 1, len([]rune(li.src[start:min(off, len(li.src))])) + 1
+	if li.marks == nil || off-start <= 2*markStep {
+		counted.Add(int64(off - start))
+		return lo + 1, utf8.RuneCountInString(li.src[start:off]) + 1
+	}
+	return lo + 1, li.runesTo(off) - li.runesTo(start) + 1
 }
 
 // offset returns the byte offset of a 0-based line and a 0-based column
@@ -307,8 +406,22 @@ func (li *lineIndex) offset(line, utf16col int) int {
 	if line < 0 || line >= len(li.starts) {
 		return -1
 	}
-	i := li.starts[line]
-	for n := 0; n < utf16col && i < len(li.src) && li.src[i] != '\n'; {
+	i, n := li.starts[line], 0
+	if li.marks != nil && utf16col > 2*markStep {
+		// Start from the last mark on the line before the column.
+		end := li.lineEnd(line)
+		base := li.u16To(i)
+		k := sort.Search(len(li.marks), func(j int) bool {
+			m := li.marks[j]
+			return m.off > end || m.u16-base > utf16col
+		})
+		if k > 0 && li.marks[k-1].off > i {
+			i, n = li.marks[k-1].off, li.marks[k-1].u16-base
+		}
+	}
+	from := i
+	defer func() { counted.Add(int64(i - from)) }()
+	for n < utf16col && i < len(li.src) && li.src[i] != '\n' {
 		r, size := utf8.DecodeRuneInString(li.src[i:])
 		i += size
 		if r >= 0x10000 {
@@ -320,14 +433,74 @@ func (li *lineIndex) offset(line, utf16col int) int {
 	return i
 }
 
+// runeOffset returns the byte offset of a 1-based line and a 1-based
+// column counted in code points; the line's end when the line is shorter.
+func (li *lineIndex) runeOffset(line, col int) int {
+	if line < 1 || line > len(li.starts) {
+		return -1
+	}
+	i, n := li.starts[line-1], 1
+	end := li.lineEnd(line - 1)
+	if li.marks != nil && col > 2*markStep {
+		base := li.runesTo(i)
+		k := sort.Search(len(li.marks), func(j int) bool {
+			m := li.marks[j]
+			return m.off > end || m.runes-base+1 > col
+		})
+		if k > 0 && li.marks[k-1].off > i {
+			i, n = li.marks[k-1].off, li.marks[k-1].runes-base+1
+		}
+	}
+	from := i
+	defer func() { counted.Add(int64(i - from)) }()
+	for n < col && i < end {
+		_, size := utf8.DecodeRuneInString(li.src[i:])
+		i += size
+		n++
+	}
+	return i
+}
+
 // lineText returns the text of the 1-based line.
 func (li *lineIndex) lineText(line int) string {
 	if line < 1 || line > len(li.starts) {
 		return ""
 	}
-	s := li.src[li.starts[line-1]:]
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	return strings.TrimRight(li.src[li.starts[line-1]:li.lineEnd(line-1)], "\r")
+}
+
+// excerptMax is the longest source line an excerpt shows whole; a longer
+// one (minified code) is cut to excerptBefore and excerptAfter bytes
+// around the position.
+const (
+	excerptMax    = 200
+	excerptBefore = 60
+	excerptAfter  = 100
+)
+
+// excerpt returns the source line of a finding, trimmed, or for a long
+// line the part of it around the finding's column, marked with "..." at
+// the cuts.
+func (li *lineIndex) excerpt(line, col int) string {
+	text := li.lineText(line)
+	if len(text) <= excerptMax {
+		return strings.TrimSpace(text)
 	}
-	return strings.TrimRight(s, "\r")
+	start := li.starts[line-1]
+	off := li.runeOffset(line, max(col, 1)) - start
+	from, to := max(off-excerptBefore, 0), min(off+excerptAfter, len(text))
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	s := strings.TrimSpace(text[from:to])
+	if from > 0 {
+		s = "..." + s
+	}
+	if to < len(text) {
+		s += "..."
+	}
+	return s
 }

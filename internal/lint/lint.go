@@ -4,9 +4,10 @@
 // better-supabase's public exports, and tokens stay behind a
 // credential_ref.
 //
-// The module graph comes from esbuild (its Go API bundles the adapter from
-// its entry points with every package external and reports each import
-// with its kind); the rest reads the adapter's files with a small lexer.
+// The module graph comes from esbuild (its Go API parses the adapter's
+// modules from its entry points, every package external, and a plugin
+// records each import with its kind and what it resolves to); the rest
+// reads the adapter's files with a small lexer.
 // The package returns a Report; internal/cli prints it. It knows nothing
 // about terminals or flags.
 package lint
@@ -87,7 +88,11 @@ type Finding struct {
 	Message string `json:"message"`
 	// Chain is, for an eager SDK import, the imports from an entry point
 	// to the file that loads the SDK; the last link is the finding itself.
+	// A chain of more than 20 links keeps its first and last 10.
 	Chain []Link `json:"chain,omitempty"`
+	// ChainOmitted is how many links were left out of the middle of a
+	// long chain, between its first ten and its last ten.
+	ChainOmitted int `json:"chainOmitted,omitempty"`
 	// Evidence is the source line or value that shows the problem.
 	Evidence string `json:"evidence,omitempty"`
 	Fix      string `json:"fix"`

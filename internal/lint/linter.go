@@ -2,8 +2,8 @@ package lint
 
 import (
 	"context"
+	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -19,6 +19,9 @@ type linter struct {
 	findings []Finding
 	ignores  []*directive
 	read     int
+	// refused are the files l.file would not read (named pipes, files
+	// too big); the run fails on them.
+	refused []*refusedFile
 }
 
 func (l *linter) add(f Finding) {
@@ -31,38 +34,48 @@ func (l *linter) add(f Finding) {
 func (l *linter) rel(p string) string { return relSlash(l.t.root, p) }
 
 // display is p as an error message shows it: relative to the current
-// folder when it is below it.
-func (l *linter) display(p string) string {
-	if wd, err := os.Getwd(); err == nil && within(p, wd) {
-		return relSlash(wd, p)
+// folder when it is below it, quoted when it holds characters that do
+// not print.
+func (l *linter) display(p string) string { return SafeName(displayPath(p)) }
+
+// failure is the run's error once a phase is over: an interruption, or
+// the first file (by path) that was refused.
+func (l *linter) failure(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return p
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.refused) == 0 {
+		return nil
+	}
+	first := l.refused[0]
+	for _, r := range l.refused[1:] {
+		if r.path < first.path {
+			first = r
+		}
+	}
+	return first.usage()
 }
 
 func (l *linter) run(ctx context.Context) error {
-	graph, order, bundles, err := l.buildGraph(ctx)
+	// The source folders are walked first: a named pipe or a device
+	// there is refused before anything (esbuild included) opens it.
+	walked, sqlFiles, err := l.walkSources(ctx)
+	if err != nil {
+		return err
+	}
+	graph, order, err := l.buildGraph(ctx)
 	if err != nil {
 		return err
 	}
 	sort.Strings(order)
-	sources, sqlFiles, err := l.sourceFiles(order)
-	if err != nil {
-		return err
-	}
+	sources := l.sourceFiles(order, walked)
 	l.read = len(sources) + len(sqlFiles)
 
-	// Reading the bundle for require calls is one long pass; the rules
-	// on the files' text run beside it.
-	var requires map[string][]placedRequire
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		requires = l.bundleRequires(bundles)
-	}()
-	l.contentRules(sources)
+	l.contentRules(ctx, sources)
 	l.sqlFiles(sqlFiles)
-	<-done
-	if err := ctx.Err(); err != nil {
+	if err := l.failure(ctx); err != nil {
 		return err
 	}
 
@@ -72,34 +85,41 @@ func (l *linter) run(ctx context.Context) error {
 			own = append(own, file)
 		}
 	}
+	for _, file := range own {
+		if l.inPackage(file) {
+			l.addElided(graph, file)
+		}
+	}
 	// Each file's edges are its own, so files are placed in parallel.
 	parallel(own, func(file string) {
+		if ctx.Err() != nil {
+			return
+		}
 		if f := l.file(file); f != nil {
-			l.placeRequires(f, graph[file], requires[file])
+			l.placeRequires(f, graph[file])
 		}
 	})
+	if err := l.failure(ctx); err != nil {
+		return err
+	}
 	l.eagerImports(graph)
 	l.publicExports(graph, order)
 	l.packageRules()
-	if err := l.engineModules(); err != nil {
+	if err := l.engineModules(ctx); err != nil {
 		return err
 	}
-	return ctx.Err()
+	return l.failure(ctx)
 }
 
-// sourceFiles lists the adapter's source: every script in its source
-// folders and every file of the package the module graph reached; and
-// the .sql files in the source folders.
-func (l *linter) sourceFiles(graphFiles []string) (scripts, sqls []string, err error) {
-	set := map[string]bool{}
-	for _, f := range graphFiles {
-		if l.inPackage(f) && isScript(f) {
-			set[f] = true
-		}
-	}
+// walkSources lists the scripts and the .sql files in the adapter's
+// source folders, and refuses what in them is not a file or a folder.
+func (l *linter) walkSources(ctx context.Context) (scripts, sqls []string, err error) {
 	for _, dir := range l.t.srcDirs {
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if d.IsDir() {
@@ -108,26 +128,66 @@ func (l *linter) sourceFiles(graphFiles []string) (scripts, sqls []string, err e
 				}
 				return nil
 			}
+			if !d.Type().IsRegular() {
+				// A link, a named pipe, a device: look at what it is.
+				st, err := statFile(p)
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // a dangling link names nothing to read
+				}
+				if err != nil {
+					return err
+				}
+				if st.IsDir() {
+					return nil // a linked folder is not walked
+				}
+				if r := checkFile(p, st); r != nil && !st.Mode().IsRegular() {
+					return r
+				}
+			}
 			switch {
 			case strings.HasSuffix(p, ".sql"):
 				sqls = append(sqls, p)
 			case isScript(p):
-				set[p] = true
+				scripts = append(scripts, p)
 			}
 			return nil
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			var r *refusedFile
+			if errors.As(err, &r) {
+				return nil, nil, r.usage()
+			}
 			return nil, nil, usagef("check the folder's permissions", "reading %s: %v", l.display(dir), err)
 		}
 	}
-	scripts = sortedKeys(set)
 	sort.Strings(sqls)
 	return scripts, sqls, nil
 }
 
+// sourceFiles lists the adapter's source: every script in its source
+// folders and every script of the package the module graph reached.
+func (l *linter) sourceFiles(graphFiles, walked []string) []string {
+	set := map[string]bool{}
+	for _, f := range graphFiles {
+		if l.inPackage(f) && isScript(f) {
+			set[f] = true
+		}
+	}
+	for _, f := range walked {
+		set[f] = true
+	}
+	return sortedKeys(set)
+}
+
 // contentRules runs the rules that read a file's text, files in parallel.
-func (l *linter) contentRules(files []string) {
+func (l *linter) contentRules(ctx context.Context, files []string) {
 	parallel(files, func(p string) {
+		if ctx.Err() != nil {
+			return
+		}
 		f := l.file(p)
 		if f == nil {
 			return

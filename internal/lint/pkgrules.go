@@ -23,7 +23,7 @@ func (l *linter) at(keys ...string) (int, int) {
 func (l *linter) pkgFinding(rule, msg, fix string, keys ...string) {
 	line, col := l.at(keys...)
 	l.add(Finding{Rule: rule, File: l.rel(l.t.pkgPath), Line: line, Column: col, Message: msg, Fix: fix,
-		Evidence: strings.TrimSpace(newLineIndex(string(l.t.pkgData)).lineText(line))})
+		Evidence: newLineIndex(string(l.t.pkgData)).excerpt(line, col)})
 }
 
 // packageRules checks package.json: each SDK an optional peer and not a

@@ -54,20 +54,25 @@ func count(n int, what string) string {
 // Annotations are the report as GitHub Actions annotations: an error for
 // each finding, with its chain and its fix, and the summary as a notice.
 // File paths are absolute; report.WriteGitHub makes them relative to the
-// workspace.
+// workspace. Characters that do not print, in file names and in text
+// from the adapter's files, are escaped (SafeText): a workflow command
+// escapes only what would end it, and the rest would reach the log.
 func (r *Report) Annotations() []report.Annotation {
 	var out []report.Annotation
 	for _, f := range r.Findings {
-		msg := f.Message
+		msg := SafeText(f.Message)
 		if len(f.Chain) > 1 {
 			var steps []string
-			for _, l := range f.Chain {
-				steps = append(steps, fmt.Sprintf("%s:%d", l.File, l.Line))
+			for i, l := range f.Chain {
+				if f.ChainOmitted > 0 && i == len(f.Chain)/2 {
+					steps = append(steps, fmt.Sprintf("(%d more)", f.ChainOmitted))
+				}
+				steps = append(steps, fmt.Sprintf("%s:%d", SafeText(l.File), l.Line))
 			}
 			msg += "\nchain: " + strings.Join(steps, " -> ")
 		}
-		msg += "\nfix: " + f.Fix
-		out = append(out, report.Annotation{Level: report.LevelError, File: r.Abs(f.File), Line: f.Line, Col: f.Column,
+		msg += "\nfix: " + SafeText(f.Fix)
+		out = append(out, report.Annotation{Level: report.LevelError, File: SafeText(r.Abs(f.File)), Line: f.Line, Col: f.Column,
 			Title: "bsadapter lint " + f.Rule, Message: msg})
 	}
 	return append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter lint", Message: r.SummaryLine()})

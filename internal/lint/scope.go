@@ -52,23 +52,40 @@ type frame struct {
 func findRequires(toks []token) []requireCall {
 	type pending struct {
 		call requireCall
-		fns  []int
+		fn   int // the innermost function around the call, 0 at top level
 	}
 	var (
-		stack       []frame
-		calls       []pending
-		nextFn      = 1
-		iife        = map[int]bool{}
-		lastParen   frame // the paren frame closed most recently
-		classDepth  = -1  // stack depth at which a class head waits for its body
-		enclosingFn = func() []int {
-			var fns []int
-			for _, f := range stack {
-				if f.fn > 0 {
-					fns = append(fns, f.fn)
-				}
+		stack      []frame
+		calls      []pending
+		fns        []int      // the function frames on stack, innermost last
+		parent     = []int{0} // by function id (from 1): the function around it
+		iife       = map[int]bool{}
+		lastParen  frame // the paren frame closed most recently
+		classDepth = -1  // stack depth at which a class head waits for its body
+		innermost  = func() int {
+			if len(fns) == 0 {
+				return 0
 			}
-			return fns
+			return fns[len(fns)-1]
+		}
+		// newFn numbers a function that starts here.
+		newFn = func() int {
+			parent = append(parent, innermost())
+			return len(parent) - 1
+		}
+		push = func(f frame) {
+			stack = append(stack, f)
+			if f.fn > 0 {
+				fns = append(fns, f.fn)
+			}
+		}
+		pop = func() frame {
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if f.fn > 0 {
+				fns = fns[:len(fns)-1]
+			}
+			return f
 		}
 	)
 	at := func(i int) token {
@@ -91,8 +108,7 @@ func findRequires(toks []token) []requireCall {
 	}
 	closeArrows := func(i int) {
 		for len(stack) > 0 && stack[len(stack)-1].kind == frameArrow {
-			f := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
+			f := pop()
 			if calledNow(i) {
 				iife[f.fn] = true
 			}
@@ -109,11 +125,11 @@ func findRequires(toks []token) []requireCall {
 				}
 			case "import":
 				if isP(i+1, "(") && at(i+2).kind == tokString && isP(i+3, ")") && at(i-1).kind == tokIdent && at(i-1).text == "await" {
-					calls = append(calls, pending{call: requireCall{path: toks[i+2].text, off: toks[i+2].off, awaited: true}, fns: enclosingFn()})
+					calls = append(calls, pending{call: requireCall{path: toks[i+2].text, off: toks[i+2].off, awaited: true}, fn: innermost()})
 				}
 			case "require", "__require":
 				if !isP(i-1, ".") && !isP(i-1, "?.") && isP(i+1, "(") && at(i+2).kind == tokString && isP(i+3, ")") {
-					calls = append(calls, pending{call: requireCall{path: toks[i+2].text, off: toks[i+2].off}, fns: enclosingFn()})
+					calls = append(calls, pending{call: requireCall{path: toks[i+2].text, off: toks[i+2].off}, fn: innermost()})
 				}
 			}
 			continue
@@ -124,9 +140,9 @@ func findRequires(toks []token) []requireCall {
 		switch t.text {
 		case "(":
 			prev := at(i - 1)
-			stack = append(stack, frame{kind: frameParen, ctl: prev.kind == tokIdent && controlKeywords[prev.text]})
+			push(frame{kind: frameParen, ctl: prev.kind == tokIdent && controlKeywords[prev.text]})
 		case "[":
-			stack = append(stack, frame{kind: frameBracket})
+			push(frame{kind: frameBracket})
 		case "{":
 			f := frame{kind: frameBrace}
 			inWrapper := len(stack) > 0 && stack[len(stack)-1].wrapper
@@ -136,21 +152,17 @@ func findRequires(toks []token) []requireCall {
 			case classDepth == len(stack):
 				classDepth = -1 // a class body: its methods are functions, the rest runs now
 			case isP(i-1, "=>"):
-				f.fn = nextFn
+				f.fn = newFn()
 			case isP(i-1, ")") && !lastParen.ctl:
-				f.fn = nextFn
+				f.fn = newFn()
 			}
-			if f.fn > 0 {
-				if inWrapper {
-					iife[f.fn] = true
-				}
-				nextFn++
+			if f.fn > 0 && inWrapper {
+				iife[f.fn] = true
 			}
-			stack = append(stack, f)
+			push(f)
 		case "=>":
 			if !isP(i+1, "{") {
-				stack = append(stack, frame{kind: frameArrow, fn: nextFn})
-				nextFn++
+				push(frame{kind: frameArrow, fn: newFn()})
 			}
 		case "?":
 			if n := len(stack); n > 0 && stack[n-1].kind == frameArrow {
@@ -168,9 +180,8 @@ func findRequires(toks []token) []requireCall {
 			closeArrows(i)
 		case ")", "]", "}":
 			closeArrows(i)
-			if n := len(stack); n > 0 {
-				f := stack[n-1]
-				stack = stack[:n-1]
+			if len(stack) > 0 {
+				f := pop()
 				if f.kind == frameParen {
 					lastParen = f
 				}
@@ -180,15 +191,17 @@ func findRequires(toks []token) []requireCall {
 			}
 		}
 	}
+	// A call is eager when every function around it is called where it
+	// is defined; functions are numbered after the ones around them, so
+	// one pass in order settles each from the one around it.
+	eager := make([]bool, len(parent))
+	eager[0] = true
+	for fn := 1; fn < len(parent); fn++ {
+		eager[fn] = iife[fn] && eager[parent[fn]]
+	}
 	out := make([]requireCall, 0, len(calls))
 	for _, p := range calls {
-		p.call.eager = true
-		for _, fn := range p.fns {
-			if !iife[fn] {
-				p.call.eager = false
-				break
-			}
-		}
+		p.call.eager = eager[p.fn]
 		out = append(out, p.call)
 	}
 	return out

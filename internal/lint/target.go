@@ -53,34 +53,60 @@ type target struct {
 
 func readPackage(p string) ([]byte, packageJSON, error) {
 	var pkg packageJSON
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if err != nil {
-		return nil, pkg, err
+		return nil, pkg, refusalToUsage(err)
 	}
 	if err := json.Unmarshal(data, &pkg); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := newLineIndex(string(data)).pos(int(max(se.Offset-1, 0)))
-			return nil, pkg, usagef("fix the JSON", "%s:%d:%d: %v", p, line, col, err)
+			return nil, pkg, usagef("fix the JSON", "%s:%d:%d: %v", SafeName(p), line, col, err)
 		}
-		return nil, pkg, usagef("fix the JSON", "%s: %v", p, err)
+		return nil, pkg, usagef("fix the JSON", "%s: %v", SafeName(p), err)
 	}
 	return data, pkg, nil
 }
 
 // findCheckout returns the better-supabase checkout holding dir, if any.
-func findCheckout(dir string) (string, bool) {
+func findCheckout(dir string) (string, bool, error) {
 	for d := dir; ; d = filepath.Dir(d) {
-		if data, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(packageDir), "package.json")); err == nil {
-			var p struct {
-				Name string `json:"name"`
-			}
-			if json.Unmarshal(data, &p) == nil && p.Name == "better-supabase" {
-				return d, true
+		p := filepath.Join(d, filepath.FromSlash(packageDir), "package.json")
+		ok, err := regularFile(p)
+		if err != nil {
+			return "", false, refusalToUsage(err)
+		}
+		if ok {
+			if data, err := readFile(p); err == nil {
+				var p struct {
+					Name string `json:"name"`
+				}
+				if json.Unmarshal(data, &p) == nil && p.Name == "better-supabase" {
+					return d, true, nil
+				}
 			}
 		}
 		if filepath.Dir(d) == d {
-			return "", false
+			return "", false, nil
+		}
+	}
+}
+
+// checkConfigFiles refuses a named pipe or a device where esbuild reads
+// a package's settings (package.json, tsconfig.json) in dir and the
+// folders above it: esbuild would wait on it for ever.
+func checkConfigFiles(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, name := range []string{"package.json", "tsconfig.json", "jsconfig.json"} {
+			if _, err := regularFile(filepath.Join(d, name)); err != nil {
+				var r *refusedFile
+				if errors.As(err, &r) {
+					return r.usage()
+				}
+			}
+		}
+		if filepath.Dir(d) == d {
+			return nil
 		}
 	}
 }
@@ -106,8 +132,12 @@ func resolveTarget(opts Options) (*target, error) {
 	if !st.IsDir() {
 		return nil, usagef("pass the adapter's folder, not a file", "%s is not a folder", dir)
 	}
+	co, inCheckout, err := findCheckout(abs)
+	if err != nil {
+		return nil, err
+	}
 	var t *target
-	if co, ok := findCheckout(abs); ok {
+	if inCheckout {
 		t, err = subpathTarget(co, abs, dir)
 	} else {
 		t, err = packageTarget(abs, dir)
@@ -115,21 +145,22 @@ func resolveTarget(opts Options) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkConfigFiles(t.pkgDir); err != nil {
+		return nil, err
+	}
 	t.keys = jsonKeyOffsets(t.pkgData)
 
 	var cfg *config.Config
 	if t.kind == "subpath" {
 		p := filepath.Join(t.pkgDir, "tests", t.name, config.FileName)
-		if _, err := os.Stat(p); err == nil {
-			if cfg, err = config.Load(p); err != nil {
-				return nil, usagef("fix bsadapter.json", "%v", err)
-			}
+		if cfg, err = loadConfig(p); err != nil {
+			return nil, err
 		}
-	} else if p := filepath.Join(abs, config.FileName); fileExists(p) {
+	} else {
 		// Only the package's own: a bsadapter.json further up belongs
 		// to something else.
-		if cfg, err = config.Load(p); err != nil {
-			return nil, usagef("fix bsadapter.json", "%v", err)
+		if cfg, err = loadConfig(filepath.Join(abs, config.FileName)); err != nil {
+			return nil, err
 		}
 	}
 	t.engineNames = []string{t.name}
@@ -159,6 +190,23 @@ func resolveTarget(opts Options) (*target, error) {
 		t.engineNames = append(t.engineNames, sdkNames(s)...)
 	}
 	return t, nil
+}
+
+// loadConfig loads a bsadapter.json, nil when there is none. It looks
+// first: config.Load would wait for ever on a named pipe.
+func loadConfig(p string) (*config.Config, error) {
+	ok, err := regularFile(p)
+	if err != nil {
+		return nil, refusalToUsage(err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	cfg, err := config.Load(p)
+	if err != nil {
+		return nil, usagef("fix bsadapter.json", "%v", err)
+	}
+	return cfg, nil
 }
 
 func unwrapPathErr(err error) error {
@@ -234,16 +282,22 @@ func subpathTarget(checkout, abs, dir string) (*target, error) {
 			}
 		}
 	}
-	if !fileExists(entry) {
+	real, err := entryFile(entry)
+	if err != nil {
+		return nil, err
+	}
+	if real == "" {
 		return nil, usagef("add src/"+t.name+"/index.ts, the subpath's public surface", "the subpath %s has no entry point %s", t.name, relSlash(checkout, entry))
 	}
-	t.entries = []string{entry}
+	t.entries = []string{real}
 	return t, nil
 }
 
 func packageTarget(abs, dir string) (*target, error) {
 	t := &target{kind: "package", root: abs, pkgDir: abs, pkgPath: filepath.Join(abs, "package.json")}
-	if !fileExists(t.pkgPath) {
+	if ok, err := regularFile(t.pkgPath); err != nil {
+		return nil, refusalToUsage(err)
+	} else if !ok {
 		return nil, usagef("run it in the adapter's folder, or pass the folder that holds its package.json", "%s has no package.json", dir)
 	}
 	var err error
@@ -257,7 +311,10 @@ func packageTarget(abs, dir string) (*target, error) {
 	if i := strings.LastIndexByte(t.name, '/'); i >= 0 {
 		t.name = t.name[i+1:]
 	}
-	out, rootDir := buildDirs(abs)
+	out, rootDir, err := buildDirs(abs)
+	if err != nil {
+		return nil, err
+	}
 
 	var targets []string
 	if len(t.pkg.Exports) > 0 {
@@ -274,28 +331,34 @@ func packageTarget(abs, dir string) (*target, error) {
 		targets = []string{"index.js"}
 	}
 	seen := map[string]bool{}
+	// The folders the entries live in (src, lib, ...) hold the adapter's
+	// source; an entry at the top only brings the files it imports. An
+	// entry that is a link counts where the link is.
+	dirs := map[string]bool{}
 	for _, tg := range targets {
 		p, ok := sourceFor(abs, tg, out, rootDir)
 		if !ok {
-			return nil, usagef("build the package, or fix exports/main in package.json", "the entry point %s in package.json has no file: neither %s nor a source file for it exists", tg, path.Clean(tg))
+			return nil, usagef("build the package, or fix exports/main in package.json", "the entry point %s in package.json has no file: neither %s nor a source file for it exists", SafeText(clip(tg)), SafeText(clip(path.Clean(tg))))
 		}
-		if !seen[p] {
-			seen[p] = true
-			t.entries = append(t.entries, p)
-		}
-	}
-	// The folders the entries live in (src, lib, ...) hold the adapter's
-	// source; an entry at the top only brings the files it imports.
-	dirs := map[string]bool{}
-	for _, e := range t.entries {
-		rel, _ := filepath.Rel(abs, e)
-		if first, _, ok := strings.Cut(filepath.ToSlash(rel), "/"); ok && first != "node_modules" {
+		rel, _ := filepath.Rel(abs, p)
+		if first, _, ok := strings.Cut(filepath.ToSlash(rel), "/"); ok && first != "node_modules" && first != ".." {
 			dirs[filepath.Join(abs, first)] = true
+		}
+		real, err := entryFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[real] {
+			seen[real] = true
+			t.entries = append(t.entries, real)
 		}
 	}
 	t.srcDirs = sortedKeys(dirs)
 
 	if p, ok := findUp(abs, filepath.Join("node_modules", "better-supabase", "package.json")); ok {
+		if _, err := regularFile(p); err != nil {
+			return nil, refusalToUsage(err)
+		}
 		if _, bs, err := readPackage(p); err == nil {
 			t.bsExports = sortedKeys(exportsMap(bs.Exports))
 		}
@@ -317,6 +380,37 @@ func findUp(dir, rel string) (string, bool) {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// entryFile returns the real path of an entry point, its symbolic links
+// followed as esbuild and Node follow them, wherever they lead (a link
+// out of the package leads to the file that runs); "" when there is no
+// file. A link loop or a dangling link is an error that names it.
+func entryFile(p string) (string, error) {
+	if lst, err := os.Lstat(p); err != nil {
+		return "", nil
+	} else if lst.Mode()&os.ModeSymlink == 0 {
+		if lst.IsDir() {
+			return "", nil
+		}
+		real, err := filepath.EvalSymlinks(p) // a linked folder above it
+		if err != nil {
+			return p, nil
+		}
+		return real, nil
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if _, serr := os.Stat(p); isLoop(serr) {
+			return "", usagef("point the link at the entry's source file", "the entry point %s is a symbolic link loop", SafeName(displayPath(p)))
+		}
+		target, _ := os.Readlink(p)
+		return "", usagef("point the link at the entry's source file, or remove it", "the entry point %s is a symbolic link to %s, which does not exist", SafeName(displayPath(p)), SafeName(target))
+	}
+	if st, err := os.Stat(real); err != nil || st.IsDir() {
+		return "", usagef("point the link at the entry's source file", "the entry point %s is a symbolic link to the folder %s, not to a file", SafeName(displayPath(p)), SafeName(displayPath(real)))
+	}
+	return real, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -398,10 +492,14 @@ func isScript(p string) bool {
 
 // buildDirs reads outDir and rootDir from tsconfig.build.json or
 // tsconfig.json (dist and src when neither says).
-func buildDirs(dir string) (out, root string) {
+func buildDirs(dir string) (out, root string, err error) {
 	out, root = "dist", "src"
 	for _, name := range []string{"tsconfig.build.json", "tsconfig.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := readFile(filepath.Join(dir, name))
+		var r *refusedFile
+		if errors.As(err, &r) {
+			return "", "", r.usage()
+		}
 		if err != nil {
 			continue
 		}
@@ -420,9 +518,9 @@ func buildDirs(dir string) (out, root string) {
 		if tc.CompilerOptions.RootDir != "" && path.Clean(tc.CompilerOptions.RootDir) != "." {
 			root = path.Clean(tc.CompilerOptions.RootDir)
 		}
-		return out, root
+		return out, root, nil
 	}
-	return out, root
+	return out, root, nil
 }
 
 // stripJSONC removes // and /* */ comments and trailing commas, which
@@ -486,7 +584,8 @@ func sourceFor(pkgDir, tg, outDir, rootDir string) (string, bool) {
 	cands = append(cands, clean)
 	for _, c := range cands {
 		p := filepath.Join(pkgDir, filepath.FromSlash(c))
-		if fileExists(p) {
+		// A link counts even when it leads nowhere: entryFile says so.
+		if st, err := os.Lstat(p); err == nil && (st.Mode()&os.ModeSymlink != 0 || !st.IsDir()) {
 			return p, true
 		}
 	}
