@@ -477,6 +477,16 @@ func (e *InstallError) Unwrap() error { return e.Err }
 // advisory lock): two bsadapter runs may share a server.
 const lockKey = 0x6273_6164_6170_7472 // "bsadaptr"
 
+// progressKey is the context key of WithProgress's report.
+type progressKey struct{}
+
+// WithProgress returns a context in which Install calls report with each
+// module before it installs it (or finds it installed), so that a caller
+// can say which module a slow install is in.
+func WithProgress(ctx context.Context, report func(Module)) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
 // Install installs the named modules (none means all) and their
 // dependencies into the database conn is connected to. A module already
 // installed at its version is left alone; supabase-base is skipped where
@@ -494,7 +504,11 @@ func (s *Set) Install(ctx context.Context, conn *pgx.Conn, names ...string) (Rep
 		return Report{}, err
 	}
 	var rep Report
+	report, _ := ctx.Value(progressKey{}).(func(Module))
 	for _, m := range mods {
+		if report != nil {
+			report(m)
+		}
 		res, err := installOne(ctx, conn, s.registry, m)
 		if err != nil {
 			return rep, &InstallError{Module: m.Name, File: m.File, Line: errorLine(m.SQL, err), Err: err}

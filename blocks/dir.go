@@ -1,7 +1,10 @@
 package blocks
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,9 +48,9 @@ func LoadDir(dir string) (*Set, error) {
 	byName := map[string]Module{}
 	prevUpstream := ""
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := readModuleFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("blocks: %w", err)
+			return nil, err
 		}
 		m, ok, err := parseDirModule(p, string(b), prevUpstream)
 		if err != nil {
@@ -82,6 +85,88 @@ func LoadDir(dir string) (*Set, error) {
 		return nil, fmt.Errorf("%w (in %s)", err, dir)
 	}
 	return &Set{modules: mods, registry: embedded.registry, source: abs}, nil
+}
+
+// MaxModuleSize is the largest .sql file LoadDir reads. The largest
+// embedded module is about a hundred KiB; a file many times that size is
+// not a module (a device, a dump), and reading it whole could take all the
+// memory there is.
+const MaxModuleSize = 8 << 20
+
+// readModuleFile reads one .sql file of a modules folder: a regular file
+// (or a link to one) of at most MaxModuleSize bytes. Anything else is
+// refused before it is read: a named pipe would block the open until a
+// writer comes, and a device such as /dev/zero never ends.
+func readModuleFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("blocks: %s: %w", path, unwrapPath(err))
+	}
+	if err := checkModuleFile(path, st); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("blocks: %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	// Replaced by something else since the look above?
+	if st, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("blocks: %s: %w", path, unwrapPath(err))
+	}
+	if err := checkModuleFile(path, st); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxModuleSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("blocks: %s: %w", path, unwrapPath(err))
+	}
+	if len(b) > MaxModuleSize {
+		return nil, tooBig(path)
+	}
+	return b, nil
+}
+
+// checkModuleFile refuses what is not a regular file of a module's size.
+func checkModuleFile(path string, st os.FileInfo) error {
+	mode := st.Mode()
+	if !mode.IsRegular() {
+		what := "not a regular file"
+		switch {
+		case mode.IsDir():
+			what = "a folder"
+		case mode&os.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case mode&os.ModeCharDevice != 0:
+			what = "a character device"
+		case mode&os.ModeDevice != 0:
+			what = "a device"
+		case mode&os.ModeSocket != 0:
+			what = "a socket"
+		}
+		if target, err := os.Readlink(path); err == nil {
+			what += " (it links to " + target + ")"
+		}
+		return fmt.Errorf("blocks: %s is %s, not a module's SQL file: remove it from the folder, or rename it so that it does not end in .sql", path, what)
+	}
+	if st.Size() > MaxModuleSize {
+		return tooBig(path)
+	}
+	return nil
+}
+
+func tooBig(path string) error {
+	return fmt.Errorf("blocks: %s is larger than %d MiB, far more than a module's SQL: remove it from the folder, or rename it so that it does not end in .sql", path, MaxModuleSize>>20)
+}
+
+// unwrapPath drops the *fs.PathError around err: the messages name the
+// file themselves.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // parseDirModule reads one file's header, bsadapter's or

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/memstore"
@@ -368,7 +370,7 @@ func openPGStore(ctx context.Context, opts *conformOptions) (conform.Store, func
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		return nil, nil, envErr(fmt.Errorf("prepare the database: %w", err), pgHint(srv))
+		return nil, nil, envErr(fmt.Errorf("prepare the database: %w", err), pgHint(srv, set, err))
 	}
 	return st, func() {
 		st.Close()
@@ -378,7 +380,18 @@ func openPGStore(ctx context.Context, opts *conformOptions) (conform.Store, func
 	}, nil
 }
 
-func pgHint(srv *pgserver.Server) string {
+func pgHint(srv *pgserver.Server, set *blocks.Set, err error) string {
+	var timeout *pgserver.TimeoutError
+	if errors.As(err, &timeout) {
+		return timeoutHint(timeout)
+	}
+	if !set.IsEmbedded() {
+		hint := "the error names the module and its file: fix it in " + set.Source() + ", or drop --blocks (and \"blocks\" in bsadapter.json) to check the embedded blocks"
+		if srv.Strategy() == "dsn" {
+			hint += "; on your server, the role in --dsn must also be a superuser, or have CREATEDB and CREATEROLE"
+		}
+		return hint
+	}
 	if srv.Strategy() == "dsn" {
 		return "the role in --dsn must be a superuser, or have CREATEDB and CREATEROLE (the blocks create roles on plain PostgreSQL), and the blocks must install there (try 'bsadapter blocks install')"
 	}

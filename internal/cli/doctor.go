@@ -30,10 +30,16 @@ func newDoctorCmd(app *App, runF func(context.Context, *doctorOptions) error) *c
 		Use:   "doctor",
 		Short: "Check what bsadapter needs on this machine and in this folder",
 		Long: `doctor checks what the other commands need, one line each, ok, warn or fail, with
-the fix: which PostgreSQL 'conform' would use and where it comes from, whether
-Docker answers, the Node.js and npm versions, the nearest bsadapter.json and
-whether its bridge starts and answers initialize, and the cache folder and its
-size. It starts no PostgreSQL server.
+the fix: which PostgreSQL 'conform' would use, where it comes from and whether
+it works, whether Docker answers, the Node.js and npm versions, the nearest
+bsadapter.json and whether its bridge starts and answers initialize, and the
+cache folder and its size.
+
+For PostgreSQL, doctor connects to the --dsn server (or BSADAPTER_DSN's), or
+starts the throwaway server 'conform' would start from binaries already on the
+machine (and stops it at once), and says how long that took; it fetches no
+binaries and starts no container. Cached npm binaries are checked file by file
+against the checksums taken when they were unpacked.
 
 Exit status: 0 when nothing failed (warnings included), 1 when a check
 failed, 2 for a usage error.`,
@@ -115,6 +121,9 @@ func writeDoctor(opts *doctorOptions, checks []report.Check) error {
 	return nil
 }
 
+// doctorConnectTimeout bounds doctor's connection to a --dsn server.
+var doctorConnectTimeout = 10 * time.Second
+
 func checkPostgres(ctx context.Context, opts pgserver.Options) report.Check {
 	c := report.Check{Name: "postgresql"}
 	ch := pgserver.Which(ctx, opts)
@@ -129,9 +138,68 @@ func checkPostgres(ctx context.Context, opts pgserver.Options) report.Check {
 		c.Detail += " (PostgreSQL " + ch.Version + ")"
 	}
 	c.Detail += " from " + ch.Source
+	switch {
+	case ch.Strategy == "dsn":
+		return probeDSN(ctx, c, opts.DSN)
+	case ch.Strategy == "npm":
+		if dir, err := pgserver.VerifyNPM(opts); err != nil {
+			c.Status = report.CheckFail
+			c.Detail += fmt.Sprintf(": the binaries cached in %s are damaged (%v)", dir, err)
+			c.Fix = "delete " + dir + "; the next conform run fetches them again"
+			return c
+		}
+	}
 	if !ch.Ready {
 		c.Detail += "; the first run fetches it"
+		return c
 	}
+	if ch.Strategy == "local" || ch.Strategy == "npm" {
+		return startPostgres(ctx, c, opts, ch.Strategy)
+	}
+	return c
+}
+
+// probeDSN connects to the DSN's server and says what failed, or the
+// server's version and whether the role may create databases.
+func probeDSN(ctx context.Context, c report.Check, dsn string) report.Check {
+	p, err := pgserver.ProbeDSN(ctx, dsn, doctorConnectTimeout)
+	if err != nil {
+		c.Status = report.CheckFail
+		c.Detail += ": " + err.Error()
+		c.Fix = "check the --dsn URL (or BSADAPTER_DSN): host, port, user, password and database, and that its server runs and takes connections from here"
+		return c
+	}
+	c.Detail += fmt.Sprintf(": PostgreSQL %s answers as role %s (connected in %s)", p.Version, p.Role, p.Took.Round(time.Millisecond))
+	if !p.MayCreate {
+		c.Status = report.CheckFail
+		c.Detail += ", which may not create databases"
+		c.Fix = "bsadapter works in a database of its own: run 'ALTER ROLE " + p.Role + " CREATEDB' as a superuser, or pass the DSN of a role that has CREATEDB"
+	}
+	return c
+}
+
+// startPostgres starts the throwaway server 'conform' would start, and
+// stops it.
+func startPostgres(ctx context.Context, c report.Check, opts pgserver.Options, strategy string) report.Check {
+	opts.Strategy = strategy
+	opts.Log, opts.Progress = nil, nil
+	s, err := pgserver.Start(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return c
+		}
+		c.Status = report.CheckFail
+		c.Detail += ": it does not start: " + err.Error()
+		c.Fix, _ = explainPGStart(ctx, opts, err)
+		return c
+	}
+	took := s.StartedIn()
+	if err := s.Close(); err != nil {
+		c.Status = report.CheckWarn
+		c.Detail += fmt.Sprintf("; it started in %s, but stopping it failed: %v", took.Round(time.Millisecond), err)
+		return c
+	}
+	c.Detail += fmt.Sprintf("; it started in %s", took.Round(time.Millisecond))
 	return c
 }
 
@@ -235,7 +303,7 @@ func checkCache() report.Check {
 	c := report.Check{Name: "cache"}
 	dir, err := pgserver.CacheDir()
 	if err != nil {
-		c.Status, c.Detail, c.Fix = report.CheckWarn, "no cache folder: "+err.Error(), "set XDG_CACHE_HOME or HOME; without a cache every conform run builds PostgreSQL's template again"
+		c.Status, c.Detail, c.Fix = report.CheckWarn, "no cache folder: "+err.Error(), "set XDG_CACHE_HOME or HOME to a writable folder: without one every conform run builds PostgreSQL's template again, and --pg npm has nowhere to keep its binaries"
 		return c
 	}
 	var size int64

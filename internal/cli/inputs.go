@@ -69,33 +69,42 @@ func (f *bridgeFlag) parse(cmd *cobra.Command) error {
 }
 
 // pgFlags are the flags of every command that needs a PostgreSQL server:
-// --pg, --dsn and --pg-image.
+// --pg, --dsn, --pg-image, --pg-start-timeout and --pg-install-timeout.
 type pgFlags struct {
 	strategy string
 	dsn      string
 	image    string
-	given    string // the first of them given on the command line, if any
-	progress *pgProgress
-	dsnGiven bool // --dsn was on the command line, even as --dsn ""
+	// startTimeout and installTimeout bound PostgreSQL's start and the
+	// blocks' installation in it (0: pgserver's defaults).
+	startTimeout   time.Duration
+	installTimeout time.Duration
+	timeoutsGiven  bool   // either was on the command line
+	given          string // the first of them given on the command line, if any
+	progress       *pgProgress
+	dsnGiven       bool // --dsn was on the command line, even as --dsn ""
 	// envDSN is BSADAPTER_DSN, the DSN when --dsn is left out.
 	envDSN string
 }
 
-// addPGFlags adds --pg, --dsn and --pg-image to cmd.
+// addPGFlags adds --pg, --dsn, --pg-image, --pg-start-timeout and
+// --pg-install-timeout to cmd.
 func addPGFlags(cmd *cobra.Command, f *pgFlags) {
 	cmd.Flags().StringVar(&f.strategy, "pg", "auto", "how to get PostgreSQL: auto, dsn, local, npm or docker")
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "connection string of your server (default $BSADAPTER_DSN); bsadapter works in a database of its own there and drops it")
 	cmd.Flags().StringVar(&f.image, "pg-image", pgserver.DefaultImage, "container image for --pg docker")
+	cmd.Flags().DurationVar(&f.startTimeout, "pg-start-timeout", pgserver.DefaultStartTimeout, "how long each step of starting a PostgreSQL server may take (initdb; the server, or a new container, until it takes connections); fetching binaries or an image is not part of it")
+	cmd.Flags().DurationVar(&f.installTimeout, "pg-install-timeout", pgserver.DefaultPrepareTimeout, "how long installing the blocks into PostgreSQL may take")
 }
 
 // parse notes which of the flags the command line gave.
 func (f *pgFlags) parse(cmd *cobra.Command) {
-	for _, name := range []string{"pg", "dsn", "pg-image"} {
+	for _, name := range []string{"pg", "dsn", "pg-image", "pg-start-timeout", "pg-install-timeout"} {
 		if f.given == "" && cmd.Flags().Changed(name) {
 			f.given = name
 		}
 	}
 	f.dsnGiven = cmd.Flags().Changed("dsn")
+	f.timeoutsGiven = cmd.Flags().Changed("pg-start-timeout") || cmd.Flags().Changed("pg-install-timeout")
 }
 
 // dsnOrEnv is the DSN the run uses: --dsn, else BSADAPTER_DSN.
@@ -112,6 +121,14 @@ func (f *pgFlags) dsnOrEnv() string {
 func (f *pgFlags) validate() error {
 	if !slices.Contains(pgserver.Strategies, f.strategy) {
 		return usageErr("", "--pg %q is not one of %s", f.strategy, strings.Join(pgserver.Strategies, ", "))
+	}
+	// Zero is the default of a pgFlags not made by addPGFlags; the flags
+	// themselves default to pgserver's bounds.
+	if f.startTimeout < 0 || f.startTimeout == 0 && f.timeoutsGiven {
+		return usageErr("e.g. --pg-start-timeout 5m, or leave it out for the default of "+pgserver.DefaultStartTimeout.String(), "--pg-start-timeout must be positive, got %s", f.startTimeout)
+	}
+	if f.installTimeout < 0 || f.installTimeout == 0 && f.timeoutsGiven {
+		return usageErr("e.g. --pg-install-timeout 10m, or leave it out for the default of "+pgserver.DefaultPrepareTimeout.String(), "--pg-install-timeout must be positive, got %s", f.installTimeout)
 	}
 	// --dsn "" is most often an unset variable ("--dsn $DATABASE_URL"):
 	// quietly starting a throwaway server instead would test a database

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 )
 
@@ -78,4 +81,57 @@ func (p *pgProgress) finish() {
 		fmt.Fprintln(p.w)
 	}
 	p.step = ""
+}
+
+// installProgress follows the installation of the blocks into
+// PostgreSQL: when a module takes longer than heartbeatEvery, it says
+// which one, how long so far, and the time limit with the flag that sets
+// it; a fast install prints nothing.
+type installProgress struct {
+	w     io.Writer
+	limit time.Duration
+	mu    sync.Mutex
+	mod   blocks.Module
+	since time.Time
+}
+
+func newInstallProgress(w io.Writer, limit time.Duration) *installProgress {
+	if limit <= 0 {
+		limit = pgserver.DefaultPrepareTimeout
+	}
+	return &installProgress{w: w, limit: limit}
+}
+
+// context is pgserver.Options.PrepareContext: it follows the modules an
+// install in ctx goes through until ctx ends, which it does when the
+// install does.
+func (p *installProgress) context(ctx context.Context) context.Context {
+	go func() {
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				p.mu.Lock()
+				m, since := p.mod, p.since
+				p.mu.Unlock()
+				if m.Name == "" || time.Since(since) < heartbeatEvery/2 {
+					continue
+				}
+				from := ""
+				if m.File != "" {
+					from = " (" + m.File + ")"
+				}
+				fmt.Fprintf(p.w, "bsadapter: installing module %s of the blocks%s: %s so far (the install may take %s: --pg-install-timeout)\n",
+					m.Name, from, time.Since(since).Round(time.Second), p.limit)
+			}
+		}
+	}()
+	return blocks.WithProgress(ctx, func(m blocks.Module) {
+		p.mu.Lock()
+		p.mod, p.since = m, time.Now()
+		p.mu.Unlock()
+	})
 }

@@ -447,7 +447,9 @@ func (d *dockerClient) waitReady(ctx context.Context, id, dsn string, timeout ti
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("PostgreSQL did not accept connections within %v (last: %v): %s", timeout, last, d.logTail(context.WithoutCancel(ctx), id))
+				return &TimeoutError{Strategy: "docker", Wait: "start", Limit: timeout, Err: last,
+					What:   "PostgreSQL in the container did not accept connections",
+					Detail: fmt.Sprintf("%v\n%s", last, d.logTail(context.WithoutCancel(ctx), id))}
 			}
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):

@@ -96,6 +96,9 @@ func (d *dockerClient) startKept(ctx context.Context, opts Options, image string
 		timeout := keptReadyTimeout
 		if c.created || c.started || c.young {
 			timeout = dockerStartTimeout
+			if opts.StartTimeout > 0 {
+				timeout = opts.StartTimeout
+			}
 		}
 		base, err := d.keptBase(ctx, c)
 		if err == nil {
@@ -111,7 +114,8 @@ func (d *dockerClient) startKept(ctx context.Context, opts Options, image string
 				}
 				return nil, err
 			}
-			s.logf("pgserver: PostgreSQL container %s ready in %v (%s %s; remove it with docker rm -f %s)", image, time.Since(begin).Round(time.Millisecond), how, name, name)
+			s.startedIn = time.Since(begin)
+			s.logf("pgserver: PostgreSQL container %s ready in %v (%s %s; remove it with docker rm -f %s)", image, s.startedIn.Round(time.Millisecond), how, name, name)
 			if c.created {
 				// The first run of changed blocks, or of a changed image
 				// under the same name, supersedes that image's other kept
@@ -127,6 +131,11 @@ func (d *dockerClient) startKept(ctx context.Context, opts Options, image string
 		}
 		if c.created || attempt > 0 {
 			_ = d.removeContainer(ctx, c.id)
+			var te *TimeoutError
+			if errors.As(err, &te) {
+				te.What = "PostgreSQL in a new container of " + image + " did not accept connections"
+				return nil, te
+			}
 			return nil, fmt.Errorf("pgserver: docker: %s: %w", image, err)
 		}
 		if opts.Log != nil {
@@ -279,6 +288,7 @@ func openKept(ctx context.Context, c kept, base string, opts Options) (*Server, 
 		log:         opts.Log,
 		dropOnClose: true,
 	}
+	s.configure(opts)
 	conn, err := s.Connect(ctx, s.adminDB)
 	if err != nil {
 		return nil, "", err

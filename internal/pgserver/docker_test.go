@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -334,6 +335,13 @@ func TestDockerNotReady(t *testing.T) {
 		if ids, _ := e.Docker("ps", "-aq", "--filter", "label="+keptImageLabel+"="+c.image); ids != "" {
 			t.Errorf("%s: the container that never got ready stayed: %v", c.image, ids)
 		}
+	}
+	// Options.StartTimeout, when given, is the bound, and the error is a
+	// start timeout naming it.
+	_, err := Start(context.Background(), Options{Strategy: "docker", Image: "bsadapter-test/silent:1", StartTimeout: 2 * time.Second})
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Limit != 2*time.Second || !strings.Contains(err.Error(), "did not accept connections within 2s, the start timeout") {
+		t.Errorf("with StartTimeout 2s: %v", err)
 	}
 }
 

@@ -20,6 +20,7 @@ func startDSN(ctx context.Context, opts Options) (*Server, error) {
 	if admin == "" {
 		admin = cfg.User
 	}
+	begin := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, cfg)
@@ -44,7 +45,9 @@ func startDSN(ctx context.Context, opts Options) (*Server, error) {
 		adminDB:     admin,
 		log:         opts.Log,
 		dropOnClose: true,
+		startedIn:   time.Since(begin),
 	}
+	s.configure(opts)
 	if opts.Template != nil {
 		if err := s.noteMissingRolesOn(cctx, conn, opts.Template.Roles()); err != nil {
 			return nil, err

@@ -135,10 +135,15 @@ func isExecutable(p string) bool {
 type local struct {
 	bin     string
 	version string // "15.18"
-	cred    *syscall.Credential
-	runDir  string // holds data/, the socket and the log
-	logPath string
-	log     io.Writer // progress notes, may be nil
+	// strategy is "local" or "npm", for messages.
+	strategy string
+	// startTimeout bounds initdb, and each start until the server takes
+	// connections.
+	startTimeout time.Duration
+	cred         *syscall.Credential
+	runDir       string // holds data/, the socket and the log
+	logPath      string
+	log          io.Writer // progress notes, may be nil
 
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -161,27 +166,29 @@ func startLocal(ctx context.Context, opts Options) (*Server, error) {
 // server reports strategy as its Strategy.
 func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*Server, error) {
 	begin := time.Now()
-	version, err := memoVersion(bin, opts.CacheDir)
+	version, err := memoVersion(bin, opts.CacheDir, strategy)
 	if err != nil {
 		return nil, err
 	}
-	l := &local{bin: bin, version: version, log: opts.Log}
+	l := &local{bin: bin, version: version, log: opts.Log, strategy: strategy, startTimeout: startLimit(opts)}
 	if os.Geteuid() == 0 {
 		// PostgreSQL refuses to run as root.
-		cred, err := unprivileged()
+		cred, err := unprivileged(strategy)
 		if err != nil {
 			return nil, err
 		}
 		l.cred = cred
 	}
-	cacheDir := opts.CacheDir
+	cacheDir, keep := opts.CacheDir, true
 	if cacheDir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("pgserver: local: no cache folder (%v); set XDG_CACHE_HOME or HOME, or pass a cache folder", err)
+		if base, err := os.UserCacheDir(); err != nil {
+			// No cache: the run builds its template and keeps it nowhere.
+			logf(opts.Log, "pgserver: no cache folder (%v): the template is built for this run only; set XDG_CACHE_HOME or HOME to keep it for later runs", err)
+			keep = false
+		} else {
+			major, _, _ := strings.Cut(version, ".")
+			cacheDir = filepath.Join(base, "bsadapter", "pg-"+major)
 		}
-		major, _, _ := strings.Cut(version, ".")
-		cacheDir = filepath.Join(base, "bsadapter", "pg-"+major)
 	}
 	runBase := runFolderBase()
 	sweepStale(runBase)
@@ -189,25 +196,34 @@ func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*S
 	if err := l.makeRunDir(runBase); err != nil {
 		return nil, err
 	}
+	if !keep {
+		cacheDir = filepath.Join(l.runDir, "cache")
+	}
 	s := &Server{
 		strategy: strategy,
 		base:     "host=" + l.runDir + " port=5432 user=postgres sslmode=disable",
 		adminDB:  "postgres",
 		log:      opts.Log,
 	}
+	s.configure(opts)
 	s.stop = l.stop
 	fail := func(err error) (*Server, error) {
 		_ = l.stop()
 		if ctx.Err() != nil {
 			// Interrupted: say so, whatever step noticed it first.
-			return nil, fmt.Errorf("pgserver: local: start interrupted: %w", ctx.Err())
+			return nil, fmt.Errorf("%s start interrupted: %w", l.prefix(), ctx.Err())
 		}
 		return nil, err
 	}
 
 	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version, opts.Template))
 	data := filepath.Join(l.runDir, "data")
-	if _, err := os.Stat(filepath.Join(tmpl, readyMarker)); err == nil {
+	// suspect is why the cached template did not start, when it did not.
+	// That alone is no proof that it is damaged: a limit of this run (file
+	// descriptors, room in the run folder, the start timeout) fails a new
+	// cluster as well. It is replaced only once a new one has started.
+	var suspect error
+	if _, err := os.Stat(filepath.Join(tmpl, readyMarker)); keep && err == nil {
 		err := copyTree(tmpl, data, l.cred, readyMarker)
 		if err == nil {
 			if err = l.start(ctx, s); err == nil {
@@ -218,28 +234,39 @@ func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*S
 				// clusters of every template in use, not only the newest.
 				now := time.Now()
 				_ = os.Chtimes(tmpl, now, now)
-				s.logf("pgserver: local PostgreSQL %s ready in %v (cached template, %s)", version, time.Since(begin).Round(time.Millisecond), l.runDir)
+				s.startedIn = time.Since(begin)
+				s.logf("pgserver: %s PostgreSQL %s ready in %v (cached template, %s)", strategy, version, s.startedIn.Round(time.Millisecond), l.runDir)
 				pruneCache(cacheDir, tmpl)
 				return s, nil
 			}
 		}
-		if ctx.Err() != nil {
+		var timeout *TimeoutError
+		if ctx.Err() != nil || errors.As(err, &timeout) {
+			// Interrupted, or slow: a new cluster would take longer still.
 			return fail(err)
 		}
-		// A template that does not start (damaged, or left by a crash
-		// halfway through a copy into it) is thrown away and built again.
-		s.logf("pgserver: the cached template %s does not start (%v); building it again", tmpl, firstLineOf(err))
+		s.logf("pgserver: the cached template %s does not start (%v); building a new one (the cached one is replaced only if the new one starts)", tmpl, firstLineOf(err))
 		l.kill()
 		if err := os.RemoveAll(data); err != nil {
-			return fail(fmt.Errorf("pgserver: local: %w", err))
+			return fail(fmt.Errorf("%s %w", l.prefix(), err))
 		}
-		discardTemplate(tmpl)
+		suspect = err
+	}
+	// failBuild fails the build of a new cluster; when it comes after the
+	// cached template failed, its error says that the cached one stays.
+	failBuild := func(err error) (*Server, error) {
+		if suspect != nil && ctx.Err() == nil {
+			err = &keptTemplateError{err: err, tmpl: tmpl}
+		}
+		return fail(err)
 	}
 
 	// First run with this server version and this template: build the
 	// cluster, keep a pristine stopped copy for the cache, and run on
 	// another copy.
-	s.logf("pgserver: first run with PostgreSQL %s and this template: creating the cluster in %s", version, tmpl)
+	if keep && suspect == nil {
+		s.logf("pgserver: first run with PostgreSQL %s and this template: creating the cluster in %s", version, tmpl)
+	}
 	pristine := filepath.Join(l.runDir, "pristine")
 	var phases []string
 	mark := time.Now()
@@ -248,66 +275,93 @@ func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*S
 		mark = time.Now()
 	}
 	if err := l.initdb(ctx, pristine); err != nil {
-		return fail(err)
+		return failBuild(err)
 	}
 	phase("initdb")
 	if err := os.Rename(pristine, data); err != nil {
-		return fail(fmt.Errorf("pgserver: local: %w", err))
+		return failBuild(fmt.Errorf("%s %w", l.prefix(), err))
 	}
 	l.building = true
 	if err := l.start(ctx, s); err != nil {
-		return fail(err)
+		return failBuild(err)
 	}
 	phase("start")
 	if opts.Template != nil {
 		if err := s.createNamed(ctx, TemplateName, "", false); err != nil {
-			return fail(err)
+			return failBuild(err)
 		}
 		if err := s.prepare(ctx, TemplateName, opts.Template); err != nil {
-			return fail(err)
+			return failBuild(err)
 		}
 		phase("template")
 	}
-	if err := slimTemplate(ctx, s); err != nil {
-		return fail(err)
+	if err := slimTemplate(ctx, s, l.prefix()); err != nil {
+		return failBuild(err)
 	}
 	phase("slim")
 	s.mu.Lock()
 	s.created = nil // part of the template, not of this run
 	s.mu.Unlock()
 	if err := l.shutdown(); err != nil {
-		return fail(err)
+		return failBuild(err)
 	}
 	l.building = false
 	phase("stop")
 	if err := os.Rename(data, pristine); err != nil {
-		return fail(fmt.Errorf("pgserver: local: %w", err))
+		return failBuild(fmt.Errorf("%s %w", l.prefix(), err))
 	}
 	if err := copyTree(pristine, data, l.cred, ""); err != nil {
-		return fail(fmt.Errorf("pgserver: local: %w", err))
+		return failBuild(fmt.Errorf("%s %w", l.prefix(), err))
 	}
 	phase("copy")
-	l.cacheJob.Add(1)
-	go func() {
-		defer l.cacheJob.Done()
-		l.cacheErr = saveTemplate(pristine, cacheDir, tmpl)
-		_ = os.RemoveAll(pristine)
-	}()
+	if keep {
+		replace := suspect != nil
+		l.cacheJob.Add(1)
+		go func() {
+			defer l.cacheJob.Done()
+			if replace {
+				// A new cluster started where the cached one did not: the
+				// cached one is damaged.
+				discardTemplate(tmpl)
+			}
+			l.cacheErr = saveTemplate(pristine, cacheDir, tmpl)
+			_ = os.RemoveAll(pristine)
+		}()
+	}
 	if err := l.start(ctx, s); err != nil {
-		return fail(err)
+		return failBuild(err)
 	}
 	phase("start")
 	if opts.Template != nil {
 		s.setTemplate(opts.Template.Key(), TemplateName)
 	}
-	s.logf("pgserver: local PostgreSQL %s ready in %v (new template: %s; %s)", version, time.Since(begin).Round(time.Millisecond), strings.Join(phases, ", "), l.runDir)
+	s.startedIn = time.Since(begin)
+	what := "new template"
+	if !keep {
+		what = "template for this run only"
+	}
+	s.logf("pgserver: %s PostgreSQL %s ready in %v (%s: %s; %s)", strategy, version, s.startedIn.Round(time.Millisecond), what, strings.Join(phases, ", "), l.runDir)
 	return s, nil
 }
+
+// keptTemplateError is the error of a run whose cached template did not
+// start and whose new cluster failed too: the cause is not the template,
+// which is kept.
+type keptTemplateError struct {
+	err  error
+	tmpl string
+}
+
+func (e *keptTemplateError) Error() string {
+	return fmt.Sprintf("%v\n(the cached template %s did not start either; it is kept, since a new cluster fails too: the cause is not the template)", e.err, e.tmpl)
+}
+
+func (e *keptTemplateError) Unwrap() error { return e.err }
 
 // slimTemplate makes the cluster smaller, so that copying it per run is
 // faster: template0 (a pristine copy for restores, of no use to a
 // throwaway server) goes, and the WAL is cut back to its minimum.
-func slimTemplate(ctx context.Context, s *Server) error {
+func slimTemplate(ctx context.Context, s *Server, prefix string) error {
 	conn, err := s.Connect(ctx, "postgres")
 	if err != nil {
 		return err
@@ -319,7 +373,7 @@ func slimTemplate(ctx context.Context, s *Server) error {
 		"CHECKPOINT",
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
-			return fmt.Errorf("pgserver: local: prepare the template (%s): %w", q, err)
+			return fmt.Errorf("%s prepare the template (%s): %w", prefix, q, err)
 		}
 	}
 	return nil
@@ -402,26 +456,26 @@ func pruneCache(cacheDir, keep string) {
 // memoVersion returns the server's version, remembered in the cache
 // folder by the binary's path, size and time, which saves running
 // postgres --version on every start.
-func memoVersion(bin, cacheDir string) (string, error) {
+func memoVersion(bin, cacheDir, strategy string) (string, error) {
 	dir := cacheDir
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return serverVersion(bin)
+			return serverVersion(bin, strategy)
 		}
 		dir = filepath.Join(base, "bsadapter")
 	}
 	exe := filepath.Join(bin, "postgres")
 	fi, err := os.Stat(exe)
 	if err != nil {
-		return serverVersion(bin)
+		return serverVersion(bin, strategy)
 	}
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())))
 	memo := filepath.Join(dir, "version-"+hex.EncodeToString(h[:])[:16])
 	if b, err := os.ReadFile(memo); err == nil && len(b) > 0 {
 		return strings.TrimSpace(string(b)), nil
 	}
-	v, err := serverVersion(bin)
+	v, err := serverVersion(bin, strategy)
 	if err != nil {
 		return "", err
 	}
@@ -435,10 +489,10 @@ func memoVersion(bin, cacheDir string) (string, error) {
 	return v, nil
 }
 
-func serverVersion(bin string) (string, error) {
+func serverVersion(bin, strategy string) (string, error) {
 	out, err := exec.Command(filepath.Join(bin, "postgres"), "--version").Output()
 	if err != nil {
-		return "", fmt.Errorf("pgserver: local: %s --version: %v", filepath.Join(bin, "postgres"), err)
+		return "", fmt.Errorf("pgserver: %s: %s --version: %v", strategy, filepath.Join(bin, "postgres"), err)
 	}
 	// "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
 	for _, f := range strings.Fields(string(out)) {
@@ -446,12 +500,12 @@ func serverVersion(bin string) (string, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("pgserver: local: cannot read the version in %q", strings.TrimSpace(string(out)))
+	return "", fmt.Errorf("pgserver: %s: cannot read the version in %q", strategy, strings.TrimSpace(string(out)))
 }
 
 // unprivileged returns the credential to run PostgreSQL with when running
 // as root: the postgres user, else nobody.
-func unprivileged() (*syscall.Credential, error) {
+func unprivileged(strategy string) (*syscall.Credential, error) {
 	for _, name := range []string{"postgres", "nobody"} {
 		u, err := user.Lookup(name)
 		if err != nil {
@@ -464,7 +518,7 @@ func unprivileged() (*syscall.Credential, error) {
 		}
 		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
 	}
-	return nil, errors.New("pgserver: local: running as root, and PostgreSQL refuses root, but there is neither a postgres nor a nobody user to run it as (create one, or run bsadapter as an ordinary user)")
+	return nil, errors.New("pgserver: " + strategy + ": running as root, and PostgreSQL refuses root, but there is neither a postgres nor a nobody user to run it as (create one, or run bsadapter as an ordinary user)")
 }
 
 // runFolderBase picks where per-run folders go: tmpfs when it has room
@@ -492,18 +546,21 @@ func runFolderBase() string {
 func (l *local) makeRunDir(base string) error {
 	dir, err := os.MkdirTemp(base, runPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
-		return fmt.Errorf("pgserver: local: create a run folder in %s: %w", base, err)
+		return fmt.Errorf("%s create a run folder in %s: %w", l.prefix(), base, err)
 	}
 	if l.cred != nil {
 		if err := os.Chown(dir, int(l.cred.Uid), int(l.cred.Gid)); err != nil {
 			os.RemoveAll(dir)
-			return fmt.Errorf("pgserver: local: %w", err)
+			return fmt.Errorf("%s %w", l.prefix(), err)
 		}
 	}
 	l.runDir = dir
 	l.logPath = filepath.Join(dir, "postgres.log")
 	return nil
 }
+
+// prefix starts the strategy's error messages: "pgserver: local:".
+func (l *local) prefix() string { return "pgserver: " + l.strategy + ":" }
 
 func (l *local) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(l.bin, name), args...)
@@ -520,11 +577,23 @@ func (l *local) initdb(ctx context.Context, data string) error {
 		"--wal-segsize=1", "-D", data)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := runCmd(ctx, cmd); err != nil {
-		return fmt.Errorf("pgserver: local: initdb failed: %v\n%s", err, tail(out.Bytes(), 20))
+	ictx, cancel := context.WithTimeoutCause(ctx, l.startTimeout, errStartTimeout)
+	defer cancel()
+	if err := runCmd(ictx, cmd); err != nil {
+		if errors.Is(context.Cause(ictx), errStartTimeout) {
+			te := &TimeoutError{Strategy: l.strategy, Wait: "initdb", Limit: l.startTimeout, Err: err, What: "initdb did not finish"}
+			if said := tail(out.Bytes(), 20); said != "" {
+				te.Detail = "initdb's last words:\n" + said
+			}
+			return te
+		}
+		return fmt.Errorf("%s initdb failed: %v\n%s", l.prefix(), err, tail(out.Bytes(), 20))
 	}
 	return nil
 }
+
+// errStartTimeout is the cause of a context whose start timeout ran out.
+var errStartTimeout = errors.New("pgserver: the start timeout ran out")
 
 // runCmd runs cmd and stops it when ctx ends first: SIGTERM to initdb
 // alone, which then ends its current step, closes the bootstrap backend's
@@ -563,7 +632,7 @@ func runCmd(ctx context.Context, cmd *exec.Cmd) error {
 func (l *local) start(ctx context.Context, s *Server) error {
 	logFile, err := os.OpenFile(l.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("pgserver: local: %w", err)
+		return fmt.Errorf("%s %w", l.prefix(), err)
 	}
 	defer logFile.Close()
 	cmd := l.command("postgres",
@@ -590,14 +659,14 @@ func (l *local) start(ctx context.Context, s *Server) error {
 	)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("pgserver: local: start postgres: %w", err)
+		return fmt.Errorf("%s start postgres: %w", l.prefix(), err)
 	}
 	l.cmd = cmd
 	s.runDir, s.pid = l.runDir, cmd.Process.Pid
 	l.exited = make(chan struct{})
 	go func(c *exec.Cmd, ch chan struct{}) { _ = c.Wait(); close(ch) }(cmd, l.exited)
 
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(l.startTimeout)
 	connStr := s.ConnString("postgres")
 	for {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -609,13 +678,18 @@ func (l *local) start(ctx context.Context, s *Server) error {
 		}
 		select {
 		case <-l.exited:
-			return fmt.Errorf("pgserver: local: postgres exited during start-up:\n%s", l.logTail())
+			return fmt.Errorf("%s postgres exited during start-up:\n%s", l.prefix(), l.logTail())
 		case <-ctx.Done():
-			return fmt.Errorf("pgserver: local: waiting for postgres: %w", ctx.Err())
+			return fmt.Errorf("%s waiting for postgres: %w", l.prefix(), ctx.Err())
 		case <-time.After(3 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pgserver: local: postgres did not take connections within 30s: %v\n%s", err, l.logTail())
+			detail := err.Error()
+			if log := l.logTail(); log != "" {
+				detail += "\n" + log
+			}
+			return &TimeoutError{Strategy: l.strategy, Wait: "start", Limit: l.startTimeout, Err: err,
+				What: "postgres did not take connections", Detail: detail}
 		}
 	}
 }
@@ -660,7 +734,7 @@ func (l *local) shutdown() error {
 	case <-time.After(30 * time.Second):
 		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
 		<-l.exited
-		return fmt.Errorf("pgserver: local: postgres did not stop within 30s:\n%s", l.logTail())
+		return fmt.Errorf("%s postgres did not stop within 30s:\n%s", l.prefix(), l.logTail())
 	}
 	l.cmd = nil
 	return nil
@@ -697,7 +771,7 @@ func (l *local) stop() error {
 	var errs []error
 	if l.runDir != "" {
 		if err := os.RemoveAll(l.runDir); err != nil {
-			errs = append(errs, fmt.Errorf("pgserver: local: remove %s: %w", l.runDir, err))
+			errs = append(errs, fmt.Errorf("%s remove %s: %w", l.prefix(), l.runDir, err))
 		}
 	}
 	if l.cacheErr != nil && l.log != nil {

