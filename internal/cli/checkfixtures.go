@@ -48,7 +48,9 @@ func newCheckFixturesCmd(app *App, runF func(context.Context, *checkFixturesOpti
 		Long: `Check every message in an adapter's fixtures.
 
 PATHs are fixture files or folders (folders are walked for *.json, *.jsonl and
-*.ndjson, skipping node_modules, dot-folders and *.canonical.json snapshots).
+*.ndjson, skipping node_modules, dot-folders and *.canonical.json snapshots;
+links are followed, each folder once, except links back into the walk and
+links to a folder that holds the fixtures, such as /).
 Without PATHs, the "fixtures" entry of bsadapter.json is used (found in the
 current folder or the nearest parent), else ./fixtures.
 
@@ -181,6 +183,9 @@ func (o *checkFixturesOptions) request(workDir string) fixtures.Request {
 		Paths: o.paths, Ignore: o.ignore, WorkDir: workDir,
 		Strict: o.strict, RequireParts: o.requiredParts(), Update: o.update, NoNativeRoundTrip: o.noNative,
 		Jobs: o.jobs, Generate: o.generate, Seed: seed, Float64: o.float64,
+		// The text report without -v and the annotations name only what
+		// failed or warned: the passing messages are counted, not kept.
+		DropPassed: (o.format == "text" && !o.verbose) || o.format == "github",
 	}
 }
 
