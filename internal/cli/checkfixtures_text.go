@@ -87,6 +87,14 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 			b.WriteString(res.IgnoredText(p))
 		}
 	}
+	if t := r.OmittedText(); t != "" {
+		sep()
+		b.WriteString(p.Dim(t))
+	}
+	if t := r.RefusalsText(p); t != "" {
+		sep()
+		b.WriteString(t)
+	}
 	for _, s := range r.Snapshots {
 		label := "snapshot " + s.Action + ":"
 		switch s.Action {
