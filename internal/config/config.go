@@ -184,7 +184,7 @@ func regular(path string, st fs.FileInfo) error {
 }
 
 func tooLarge(path string, size int64) error {
-	return fmt.Errorf("%s is %s, more than the %d KiB a config file may be; it holds a few settings: keep them and remove the rest", path, sizeText(size), MaxSize>>10)
+	return fmt.Errorf("%s is %s, more than the %s a config file may be; it holds a few settings: keep them and remove the rest", path, sizeText(size), sizeText(MaxSize))
 }
 
 // sizeText writes a size in the largest unit that keeps it above 1.

@@ -167,7 +167,7 @@ func TestLoadSizeCap(t *testing.T) {
 	big := `{"name": "` + strings.Repeat("x", MaxSize) + `"}`
 	p := write(t, dir, big)
 	_, err := Load(p)
-	if err == nil || !strings.Contains(err.Error(), p+" is 1.0 MiB, more than the 1024 KiB a config file may be") {
+	if err == nil || !strings.Contains(err.Error(), p+" is 1.0 MiB, more than the 1.0 MiB a config file may be") {
 		t.Errorf("got %v", err)
 	}
 	ok := `{"name": "` + strings.Repeat("x", MaxSize-20) + `"}`
