@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -45,7 +48,9 @@ func newCheckFixturesCmd(app *App, runF func(context.Context, *checkFixturesOpti
 		Long: `Check every message in an adapter's fixtures.
 
 PATHs are fixture files or folders (folders are walked for *.json, *.jsonl and
-*.ndjson, skipping node_modules, dot-folders and *.canonical.json snapshots).
+*.ndjson, skipping node_modules, dot-folders and *.canonical.json snapshots;
+links are followed, each folder once, except links back into the walk and
+links to a folder that holds the fixtures, such as /).
 Without PATHs, the "fixtures" entry of bsadapter.json is used (found in the
 current folder or the nearest parent), else ./fixtures.
 
@@ -178,6 +183,9 @@ func (o *checkFixturesOptions) request(workDir string) fixtures.Request {
 		Paths: o.paths, Ignore: o.ignore, WorkDir: workDir,
 		Strict: o.strict, RequireParts: o.requiredParts(), Update: o.update, NoNativeRoundTrip: o.noNative,
 		Jobs: o.jobs, Generate: o.generate, Seed: seed, Float64: o.float64,
+		// The text report without -v and the annotations name only what
+		// failed or warned: the passing messages are counted, not kept.
+		DropPassed: (o.format == "text" && !o.verbose) || o.format == "github",
 	}
 }
 
@@ -233,6 +241,9 @@ func (o *checkFixturesOptions) bridgeCommand() (*bridgeCommand, error) {
 // startBridge starts the bridge with the run's timeout and jobs, and
 // makes sure it converts.
 func (o *checkFixturesOptions) startBridge(ctx context.Context, bc *bridgeCommand) (*bridge.Client, error) {
+	if err := bridgePackageFile(bc.dir); err != nil {
+		return nil, err
+	}
 	bo := bc.options()
 	bo.Timeout, bo.Jobs = o.timeout, o.jobs
 	client, err := bridge.Start(ctx, bo)
@@ -303,4 +314,29 @@ func (o *checkFixturesOptions) writeReport(rep *fixtures.Report) error {
 		return failed("")
 	}
 	return nil
+}
+
+// bridgePackageFile refuses to start a bridge in a folder whose
+// package.json is not a regular file: Node reads it (for the module type)
+// before the bridge's first line runs, and on a named pipe it would wait
+// for a writer until the start timeout, with nothing on stderr to say why.
+func bridgePackageFile(dir string) error {
+	p := filepath.Join(dir, "package.json")
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "not a regular file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		kind = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return envErr(fmt.Errorf("%s is %s, not a regular file: Node reads it to start the bridge, and would wait on it", p, kind),
+		"make package.json a regular file (the adapter's npm manifest), or remove it")
 }

@@ -88,3 +88,26 @@ func TestCheckFixturesInterruptKillsBridge(t *testing.T) {
 		}
 	}
 }
+
+// A named pipe as the bridge folder's package.json is refused before the
+// bridge starts, naming the file: Node would wait on it while starting a
+// .js bridge, until the start timeout, with nothing on stderr.
+func TestCheckFixturesPackageJSONPipe(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "bridge.js"), []byte("process.stdin.resume();\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"uid":"a","from":"bot","blocks":[]}`), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "package.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := Main([]string{"check-fixtures", "--bridge", "node bridge.js", "--start-timeout", "20s", "a.json"},
+		Stdio{In: strings.NewReader(""), Out: &out, Err: &errb, Env: func(string) (string, bool) { return "", false }})
+	want := filepath.Join(dir, "package.json") + " is a named pipe, not a regular file"
+	if code != ExitUsage || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, want %d and %q:\n%s%s", code, ExitUsage, want, out.String(), errb.String())
+	}
+}

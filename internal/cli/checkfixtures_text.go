@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/internal/report"
@@ -60,29 +62,38 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 	}
 	for _, fe := range r.FileErrors {
 		sep()
-		fmt.Fprintf(&b, "%s %s\n", p.Red("BAD FILE"), fe.Error())
+		fmt.Fprintf(&b, "%s %s\n", p.Red("BAD FILE"), termSafe(fe.Error()))
 		if fe.Hint != "" {
-			fmt.Fprintf(&b, "  %s %s\n", p.Dim("hint:"), fe.Hint)
+			fmt.Fprintf(&b, "  %s %s\n", p.Dim("hint:"), termSafe(fe.Hint))
 		}
 	}
 	for _, res := range r.Results {
+		name, pos := termSafe(res.Name), termSafe(res.Pos())
 		switch {
 		case res.Status == fixtures.StatusFailed:
 			sep()
-			fmt.Fprintf(&b, "%s %s %s\n%s", p.Red(report.Failed.Mark()), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
+			fmt.Fprintf(&b, "%s %s %s\n%s", p.Red(report.Failed.Mark()), name, p.Dim("("+pos+")"), res.Details(p))
 		case res.Status == fixtures.StatusNotRun:
 			sep()
-			fmt.Fprintf(&b, "%s %s %s\n  %s\n", p.Yellow(report.NotRun.Mark()), res.Name, p.Dim("("+res.Pos()+")"), res.Error)
+			fmt.Fprintf(&b, "%s %s %s\n  %s\n", p.Yellow(report.NotRun.Mark()), name, p.Dim("("+pos+")"), res.Error)
 		case res.Warned():
 			sep()
-			fmt.Fprintf(&b, "%s %s %s\n%s", p.Yellow(report.WarnMark), res.Name, p.Dim("("+res.Pos()+")"), res.Details(p))
+			fmt.Fprintf(&b, "%s %s %s\n%s", p.Yellow(report.WarnMark), name, p.Dim("("+pos+")"), res.Details(p))
 		case verbose:
 			sep()
-			fmt.Fprintf(&b, "%s %s\n", p.Green(fmt.Sprintf("%-4s", report.Passed.Mark())), res.Name)
+			fmt.Fprintf(&b, "%s %s\n", p.Green(fmt.Sprintf("%-4s", report.Passed.Mark())), name)
 		}
 		if verbose {
 			b.WriteString(res.IgnoredText(p))
 		}
+	}
+	if t := r.OmittedText(); t != "" {
+		sep()
+		b.WriteString(p.Dim(t))
+	}
+	if t := r.RefusalsText(p); t != "" {
+		sep()
+		b.WriteString(t)
 	}
 	for _, s := range r.Snapshots {
 		label := "snapshot " + s.Action + ":"
@@ -97,9 +108,9 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 			}
 		}
 		sep()
-		line := fmt.Sprintf("%s %s", label, s.File)
+		line := fmt.Sprintf("%s %s", label, termSafe(s.File))
 		if s.Detail != "" {
-			line += " — " + s.Detail
+			line += " — " + termSafe(s.Detail)
 		}
 		b.WriteString(line + "\n")
 	}
@@ -113,4 +124,60 @@ func padLeft(s string, width, n int) string {
 		return s
 	}
 	return strings.Repeat(" ", width-n) + s
+}
+
+// termSafe writes the control characters of a file name (or of a line
+// that holds one) as escapes: a newline in a name would split a report
+// line in two, and an escape sequence would reach the terminal and act
+// there. Line and paragraph separators and the bidirectional controls,
+// which reorder what a terminal shows, are escaped too; bytes that are
+// not UTF-8 are written as \xNN.
+func termSafe(s string) string {
+	clean := true
+	for _, r := range s {
+		if unsafeRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x80 && unsafeRune(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// unsafeRune says whether r must not reach a terminal as it is.
+func unsafeRune(r rune) bool {
+	switch {
+	case r == utf8.RuneError:
+		return true // perhaps a byte that is not UTF-8
+	case unicode.IsControl(r):
+		return true
+	case r == 0x2028, r == 0x2029:
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/bsadapter/bsadapter/internal/fixtures"
@@ -54,5 +55,44 @@ WARN a.jsonl#2 (a.jsonl:3:1)
 	writeFixturesText(&b, rep, true, report.Plain{})
 	if !bytes.Contains(b.Bytes(), []byte("\nok   a.jsonl#0\n")) {
 		t.Errorf("-v does not list the pass:\n%s", b.String())
+	}
+}
+
+// File names reach the text report with their control characters
+// escaped: a newline cannot split a report line, an escape sequence
+// cannot act on the terminal.
+func TestWriteFixturesTextEscapesNames(t *testing.T) {
+	bad := "a\nFAIL forged\x1b[2J\u202e.json"
+	rep := &fixtures.Report{
+		Mode:       fixtures.ModeCanonical,
+		Summary:    fixtures.Summary{Files: 2, Messages: 1, Failed: 1, FileErrors: 1},
+		FileErrors: []*fixtures.FileError{{File: bad, Msg: "the file is empty"}},
+		Results: []*fixtures.Result{{Name: bad + "#0", File: bad, Line: 1, Col: 1, Status: fixtures.StatusFailed,
+			Problems: []fixtures.Problem{{Pointer: "/role", Rule: "must be a string"}}}},
+		Snapshots: []fixtures.SnapshotNote{{File: bad, Action: "error", Detail: "cannot read " + bad}},
+	}
+	var b bytes.Buffer
+	if err := writeFixturesText(&b, rep, false, report.Plain{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	const esc = `a\nFAIL forged\x1b[2J\u202e.json`
+	for _, want := range []string{
+		"\nBAD FILE " + esc + ": the file is empty\n",
+		"\nFAIL " + esc + "#0 (" + esc + ":1:1)\n",
+		"\nsnapshot error: " + esc + " — cannot read " + esc + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\u202e") || strings.Contains(out, "\nFAIL forged") {
+		t.Errorf("raw control characters in:\n%q", out)
+	}
+	if got := termSafe("plain/été 日本.json"); got != "plain/été 日本.json" {
+		t.Errorf("a clean name changed: %q", got)
+	}
+	if got := termSafe("bad\xffbyte"); got != `bad\xffbyte` {
+		t.Errorf("invalid UTF-8: %q", got)
 	}
 }

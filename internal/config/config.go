@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -99,19 +100,104 @@ func Find(start string) (*Config, error) {
 	}
 }
 
+// MaxSize is the largest config file Load reads. A bsadapter.json holds a
+// few settings (a hand-written one is well under 10 KiB); anything near
+// this is a mistake, and every command reads the file.
+const MaxSize = 1 << 20
+
 // Load reads and checks one config file. An unknown key is an error naming
 // the key and the known ones; a wrong type names the key and the type
-// wanted.
+// wanted. Only a regular file of at most MaxSize bytes is read: a named
+// pipe would block every command until something writes to it, and a
+// device or a huge file would be read without end.
 func Load(path string) (*Config, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readLimited(path, abs)
 	if err != nil {
 		return nil, err
 	}
 	return parse(path, abs, data)
+}
+
+// readLimited reads the config file at abs (named path in errors), if it
+// is a regular file of at most MaxSize bytes.
+func readLimited(path, abs string) ([]byte, error) {
+	// Look before opening: opening a named pipe for reading waits for a
+	// writer.
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(path, st); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: should a pipe have taken the file's place since the
+	// look, the open still returns, and the check below refuses it.
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regular(path, st); err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxSize {
+		return nil, tooLarge(path, st.Size())
+	}
+	// The size may change while it is read: never take more than the cap.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read the file: %w", path, err)
+	}
+	if len(data) > MaxSize {
+		return nil, tooLarge(path, int64(len(data)))
+	}
+	return data, nil
+}
+
+// regular refuses a config file that is not a regular file.
+func regular(path string, st fs.FileInfo) error {
+	mode := st.Mode()
+	if mode.IsRegular() {
+		return nil
+	}
+	kind := "not a regular file"
+	switch {
+	case mode.IsDir():
+		kind = "a folder"
+	case mode&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case mode&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case mode&fs.ModeDevice != 0:
+		kind = "a device"
+	case mode&fs.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Errorf("%s is %s, not a regular file, so it is not read (a pipe would wait for ever, a device never ends); make it a regular file holding a JSON object, or remove it", path, kind)
+}
+
+func tooLarge(path string, size int64) error {
+	return fmt.Errorf("%s is %s, more than the %s a config file may be; it holds a few settings: keep them and remove the rest", path, sizeText(size), sizeText(MaxSize))
+}
+
+// sizeText writes a size in the largest unit that keeps it above 1.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // parse checks the contents of the config file at abs; path is how errors

@@ -159,3 +159,19 @@ func TestLoadRoundTrip(t *testing.T) {
 		t.Errorf("ignore %+v", c.RoundTrip.Ignore)
 	}
 }
+
+// A config file above MaxSize is refused before it is parsed, with its
+// size and the limit; one just under it is read.
+func TestLoadSizeCap(t *testing.T) {
+	dir := t.TempDir()
+	big := `{"name": "` + strings.Repeat("x", MaxSize) + `"}`
+	p := write(t, dir, big)
+	_, err := Load(p)
+	if err == nil || !strings.Contains(err.Error(), p+" is 1.0 MiB, more than the 1.0 MiB a config file may be") {
+		t.Errorf("got %v", err)
+	}
+	ok := `{"name": "` + strings.Repeat("x", MaxSize-20) + `"}`
+	if _, err := Load(write(t, dir, ok)); err != nil {
+		t.Errorf("a file under the cap: %v", err)
+	}
+}
