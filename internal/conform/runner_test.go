@@ -167,3 +167,33 @@ func TestSelect(t *testing.T) {
 		t.Errorf("--skip alone: %v, %d cases", err, len(got))
 	}
 }
+
+// A probe's Discard drops the failures recorded after it and keeps the
+// ones before: a case whose check came too late to judge still fails for
+// what it found before.
+func TestProbeDiscard(t *testing.T) {
+	cases := probeCases(
+		conform.CaseOf[*probe]{ID: "streams/discarded", Rule: "a late check says nothing", Run: func(t *conform.T, _ *probe) {
+			p := t.Probe()
+			t.Eq("late", 1, 2)
+			p.Discard()
+		}},
+		conform.CaseOf[*probe]{ID: "streams/kept", Rule: "what came before stays", Run: func(t *conform.T, _ *probe) {
+			t.Eq("before", 1, 2)
+			p := t.Probe()
+			t.Eq("late", 3, 4)
+			p.Discard()
+		}},
+	)
+	rep := conform.Run(t.Context(), &countingStore{}, cases, conform.Options{})
+	got := map[string]conform.Outcome{}
+	for _, r := range rep.Results {
+		got[r.ID] = r.Outcome
+		if r.ID == "streams/kept" && (len(r.Failures) != 1 || !strings.Contains(r.Failures[0].What, "before")) {
+			t.Errorf("streams/kept failures: %+v, want the one before the probe", r.Failures)
+		}
+	}
+	if got["streams/discarded"] != conform.Pass || got["streams/kept"] != conform.Fail {
+		t.Errorf("outcomes: %v", got)
+	}
+}

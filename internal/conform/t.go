@@ -205,3 +205,29 @@ func Op(name string, err error) error {
 // Show renders a value for a Mismatch: strings quoted (and long ones
 // shortened), everything else in Go syntax.
 func Show(v any) string { return show(v) }
+
+// Probe marks the failures a case has recorded so far, so that it can
+// drop the ones of a check that turned out to say nothing (a check that
+// came too late to judge): Discard drops every failure recorded after
+// the mark. Use it from the case's own goroutine, with no other check in
+// flight.
+type Probe struct {
+	t *T
+	n int
+}
+
+// Probe returns a mark of the failures recorded so far.
+func (t *T) Probe() Probe {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return Probe{t: t, n: len(t.errs)}
+}
+
+// Discard drops the failures recorded since p was taken.
+func (p Probe) Discard() {
+	p.t.mu.Lock()
+	defer p.t.mu.Unlock()
+	if len(p.t.errs) > p.n {
+		p.t.errs = p.t.errs[:p.n]
+	}
+}
