@@ -25,8 +25,8 @@ import (
 // harness lock that lets a second holder in; and in the chat-sdk-state
 // module, a release that ignores the token, a lock that never expires, a
 // set that ignores its TTL, a list cap that keeps the oldest entries, a
-// queue depth that counts expired entries and an enqueue that keeps an
-// entry that came expired (as upstream's does).
+// queue depth that counts expired entries and an enqueue whose cap counts
+// an entry that came expired (as upstream's does).
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -79,7 +79,7 @@ func TestPGMutantsCaught(t *testing.T) {
 			patch: map[string]string{" and q.expires_at > pg_catalog.clock_timestamp()": ""},
 			want:  []string{"chat-state/queue-entry-expires"}},
 		{name: "chat-state-expired-arrival-takes-a-place", fn: "better_supabase.chat_state_enqueue",
-			patch: map[string]string{"    and q.expires_at <= pg_catalog.clock_timestamp();": "    and q.expires_at <= pg_catalog.clock_timestamp() and q.id < (select max(o.id) from better_supabase.chat_state_queues o);"},
+			patch: map[string]string{"        and o.expires_at > pg_catalog.clock_timestamp()\n      order by o.id desc": "      order by o.id desc"},
 			want:  []string{"chat-state/queue-expired-arrival-takes-no-place"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
