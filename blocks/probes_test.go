@@ -482,6 +482,16 @@ func (r *probeRun) runAll(probes []probe, workers int) {
 	wg.Wait()
 }
 
+// probeAuditView shows the access module's audit log as the table of the
+// audit stand-in the corpus reads (better_supabase._standin_audit_events:
+// the arguments of each audit_event call in order, with the caller's
+// role).
+const probeAuditView = `create view better_supabase._standin_audit_events as
+	select e.id as seq, e.event_type, e.category, e.target_type, e.record_id, e.target_label,
+	       e.organization_id as tenant, e.metadata, e.idempotency_key, e.actor_role as role
+	from better_supabase.audit_events e;
+	revoke all on better_supabase._standin_audit_events from public, anon, authenticated, service_role`
+
 // timedTries is how often a probe that waits out a short TTL runs before
 // its disagreement counts. Such a probe's steps must follow one another
 // within the TTL (50 ms in the corpus) for its state to be the one
@@ -528,6 +538,9 @@ func (r *probeRun) template(module string) (string, error) {
 		// The corpus was measured with the access stand-in beside every
 		// module (its grant steps need the access module's table).
 		_, tp.err = blocks.Install(ctx, conn, module, blocks.AccessModule)
+		if tp.err == nil {
+			_, tp.err = conn.Exec(ctx, probeAuditView)
+		}
 		conn.Close(ctx)
 		tp.name = name
 	})
