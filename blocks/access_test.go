@@ -73,3 +73,48 @@ func TestAccessModuleKeepsTheDatabasesOwn(t *testing.T) {
 		check(t, conn)
 	})
 }
+
+// The access module's audit_event records each event once (once per
+// idempotency key and tenant), with the caller's role and user; the
+// service role reads the log, a signed-in user does not.
+func TestAccessModuleRecordsAuditEvents(t *testing.T) {
+	s, db := pgtest.DB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	const user = "11111111-1111-4111-8111-111111111111"
+	if _, err := conn.Exec(ctx, `select set_config('request.jwt.claims', '{"role":"service_role","sub":"`+user+`"}', false); set role service_role`); err != nil {
+		t.Fatal(err)
+	}
+	var ids []*string
+	for _, q := range []string{
+		"select better_supabase.audit_event('thing.done', category => 'test', record_id => 'r1', metadata => '{\"n\": 1}')",
+		"select better_supabase.audit_event('thing.done', idempotency_key => 'k1')",
+		"select better_supabase.audit_event('thing.done', idempotency_key => 'k1')",
+		"select better_supabase.audit_event('thing.done', idempotency_key => 'k1', tenant => 'a0000000-0000-4000-8000-00000000000a')",
+	} {
+		var id *string
+		if err := conn.QueryRow(ctx, q).Scan(&id); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		ids = append(ids, id)
+	}
+	if ids[0] == nil || ids[1] == nil || ids[2] == nil || *ids[1] != *ids[2] || *ids[3] == *ids[1] {
+		t.Errorf("event ids %v: want one each, the repeated key's the same", ids)
+	}
+	var log string
+	if err := conn.QueryRow(ctx, `select string_agg(pg_catalog.format('%s/%s/%s/%s/%s/%s', op, event_type, coalesce(category, '-'), coalesce(record_id, '-'), actor_role, actor_id), ' ' order by id)
+		from better_supabase.audit_events`).Scan(&log); err != nil {
+		t.Fatal(err)
+	}
+	want := "event/thing.done/test/r1/service_role/" + user + " event/thing.done/-/-/service_role/" + user + " event/thing.done/-/-/service_role/" + user
+	if log != want {
+		t.Errorf("the audit log:\n got %s\nwant %s", log, want)
+	}
+	if _, err := conn.Exec(ctx, `reset role; select set_config('request.jwt.claims', '{"role":"authenticated","sub":"`+user+`"}', false); set role authenticated`); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"select count(*) from better_supabase.audit_events", "select better_supabase.audit_event('thing.done')"} {
+		_, err := conn.Exec(ctx, q)
+		wantRefused(t, "authenticated: "+q, err, "42501", "")
+	}
+}

@@ -1,7 +1,7 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
-// adapters against (supabase-base, streams, ai-chat, chat-sdk-state,
-// workflows), lists them with their versions, dependencies and functions,
-// and installs them into a PostgreSQL database.
+// adapters against (supabase-base, access, vault, streams, ai-chat,
+// chat-sdk-state, credentials, workflows), lists them with their versions,
+// dependencies and functions, and installs them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in
 // its own transaction, in dependency order, and recorded in
@@ -42,7 +42,7 @@ type Module struct {
 	Version string `json:"version"`
 	// Mode is what the registry records: "managed" for a module that
 	// follows better-supabase's own SQL, "custom" for a stand-in that
-	// implements one of its contracts (the access module).
+	// implements one of its contracts (the access and vault modules).
 	Mode string `json:"mode"`
 	// Requires names the modules that must be installed first.
 	Requires []string `json:"requires"`
@@ -325,7 +325,7 @@ func (s *Set) SQL(names ...string) (string, error) {
 		// version's functions with this version's.
 		check, what := providedBy(m.Name)
 		newer := ""
-		if check != "" && m.Name == AccessModule {
+		if check != "" && isStandIn(m.Name) {
 			newer = fmt.Sprintf("not (%s) and ", strings.ReplaceAll(check, "\n", "\n    "))
 		}
 		fmt.Fprintf(&b, "\n\ndo $newer$\nbegin\n"+
@@ -338,16 +338,16 @@ func (s *Set) SQL(names ...string) (string, error) {
 			"on conflict (name) do update set version = excluded.version, mode = excluded.mode, updated_at = now()\n"+
 			"where better_supabase.modules.version < excluded.version;", m.Name, m.Version, m.Mode)
 		body := strings.TrimSpace(m.SQL) + "\n\n" + record
-		switch m.Name {
-		case AccessModule:
-			// As Install does: the module's SQL fills in only the functions
-			// the database lacks, and a database with an access module of
-			// its own does not record this one.
-			body = strings.TrimSpace(m.SQL) + fmt.Sprintf("\n\n-- Recorded only where the access functions are this module's.\n"+
+		switch {
+		case isStandIn(m.Name):
+			// As Install does: the module's SQL fills in only what the
+			// database lacks, and a database with pieces of its own (an
+			// access module, a Vault) does not record this one.
+			body = strings.TrimSpace(m.SQL) + fmt.Sprintf("\n\n-- Not recorded where the database has %s of its own.\n"+
 				"insert into better_supabase.modules (name, version, mode)\nselect '%s', %s, '%s'\nwhere not (%s)\n"+
 				"on conflict (name) do update set version = excluded.version, mode = excluded.mode, updated_at = now()\n"+
-				"where better_supabase.modules.version < excluded.version;", m.Name, m.Version, m.Mode, check)
-		case BaseModule:
+				"where better_supabase.modules.version < excluded.version;", what, m.Name, m.Version, m.Mode, check)
+		case m.Name == BaseModule:
 			// On hosted Supabase the migration role does not even own
 			// auth.users: the module runs only where its pieces are missing
 			// or bsadapter installed them.
@@ -368,9 +368,24 @@ func (s *Set) SQL(names ...string) (string, error) {
 	return b.String(), nil
 }
 
-// AccessModule is the stand-in for better-supabase's tenant and access
-// modules (can, tenant_ids_with, audit_event, tenant_entitlements).
+// AccessModule is the stand-in for better-supabase's tenant, access and
+// audit modules (can, tenant_ids_with, audit_event, tenant_entitlements).
 const AccessModule = "access"
+
+// VaultModule is the stand-in for Supabase Vault (vault.secrets,
+// vault.decrypted_secrets, vault.create_secret, vault.update_secret), for
+// the credentials module on a database without one.
+const VaultModule = "vault"
+
+// vaultCheck is true in a database whose vault.secrets is not the vault
+// module's: a Supabase database, with its own Vault.
+const vaultCheck = "pg_catalog.to_regclass('vault.secrets') is not null\n" +
+	"and coalesce(pg_catalog.obj_description(pg_catalog.to_regclass('vault.secrets'), 'pg_class'), '') <> 'bsadapter vault stand-in'"
+
+// isStandIn says whether module stands in for pieces a database may have
+// of its own: its SQL runs everywhere, filling in only what is missing,
+// and it is recorded only where the pieces are its own.
+func isStandIn(module string) bool { return module == AccessModule || module == VaultModule }
 
 // accessCheck is true in a database whose better_supabase.can is not the
 // access module's: a better-supabase project with its own access module.
@@ -386,6 +401,8 @@ func providedBy(module string) (check, what string) {
 		return supabaseCheck, "the Supabase roles and auth schema"
 	case AccessModule:
 		return accessCheck, "an access module"
+	case VaultModule:
+		return vaultCheck, "a Vault"
 	}
 	return "", ""
 }
@@ -540,16 +557,17 @@ func installOne(ctx context.Context, conn *pgx.Conn, registry string, m Module) 
 		}
 	}
 	want, _ := strconv.Atoi(m.Version)
-	if m.Name == AccessModule {
+	if isStandIn(m.Name) {
+		check, _ := providedBy(m.Name)
 		var provided bool
-		if err := tx.QueryRow(ctx, "select "+accessCheck).Scan(&provided); err != nil {
+		if err := tx.QueryRow(ctx, "select "+check).Scan(&provided); err != nil {
 			return res, err
 		}
 		if provided {
-			// A better-supabase project: its own access module decides,
-			// whatever its registry says about it. The module's SQL only
-			// fills in a function the database lacks (it replaces none of
-			// the database's), and nothing is recorded.
+			// A better-supabase project, a Supabase database: its own
+			// access module or Vault decides, whatever its registry says.
+			// The module's SQL only fills in what the database lacks (it
+			// replaces none of the database's), and nothing is recorded.
 			if _, err := tx.Exec(ctx, registry); err != nil {
 				return res, fmt.Errorf("registry: %w", err)
 			}

@@ -21,7 +21,7 @@ func TestEmbeddedFS(t *testing.T) {
 	if err := blocks.LoadError(); err != nil {
 		t.Fatal(err)
 	}
-	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql"); err != nil {
+	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql", "sql/access.sql", "sql/vault.sql", "sql/credentials.sql"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -32,7 +32,9 @@ var wantModules = []struct {
 	functions     []string
 }{
 	{"supabase-base", "1", []string{"auth.jwt", "auth.uid", "auth.role"}},
-	{"access", "1", []string{"can", "tenant_ids_with", "audit_event", "tenant_entitlements"}},
+	{"access", "2", []string{"can", "tenant_ids_with", "audit_event", "tenant_entitlements"}},
+	{"vault", "1", []string{"vault.create_secret", "vault.update_secret"}},
+	{"credentials", "1", []string{"credential_get", "credential_set", "credential_delete"}},
 	{"streams", "1", []string{"stream_open", "stream_append", "stream_read", "stream_status", "stream_close", "stream_cancel", "purge_streams"}},
 	{"ai-chat", "2", []string{"ai_chat_can_read", "create_ai_chat", "update_ai_chat", "delete_ai_chat", "get_ai_chat", "list_ai_chats", "purge_ai_chats",
 		"save_ai_project", "delete_ai_project", "list_ai_projects",
@@ -163,7 +165,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@1", "ai-chat@2", "chat-sdk-state@1", "streams@1", "supabase-base@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@2", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "streams@1", "supabase-base@1", "vault@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -253,7 +255,7 @@ func TestInstallSubsetThenRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "workflows": blocks.Installed}
+	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {
 		t.Errorf("install all after streams: %v, want %v", got, want)
 	}

@@ -224,6 +224,10 @@ func TestChatStateSemantics(t *testing.T) {
 		qb(`select better_supabase.chat_state_append_to_list('l', 'u', '"b"')`)
 		age(t, conn, "l", "2 seconds")
 		wantJSON(t, qb("select array[better_supabase.chat_state_get_list('l', 't'), better_supabase.chat_state_get_list('l', 'u')]"), `[[], ["a", "b"]]`, "lists past the last append's TTL")
+		// An append to a list past its TTL starts a new one: the expired
+		// entries do not come back with the new entry (upstream's do).
+		qb(`select better_supabase.chat_state_append_to_list('l', 't', '"c"', null, 600000)`)
+		wantJSON(t, qb("select better_supabase.chat_state_get_list('l', 't')"), `["c"]`, "an append to a list past its TTL")
 	})
 
 	t.Run("queues", func(t *testing.T) {

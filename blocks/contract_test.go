@@ -292,6 +292,7 @@ func TestRightsDespiteDefaultPrivileges(t *testing.T) {
 func checkGrants(t *testing.T, conn *pgx.Conn) {
 	t.Helper()
 	checkExecuteRights(t, conn)
+	checkVaultUntouchable(t, conn)
 	for _, c := range []struct{ role, table, privilege string }{
 		{"anon", "better_supabase.streams", "TRUNCATE"},
 		{"anon", "better_supabase.stream_chunks", "INSERT"},
@@ -303,6 +304,8 @@ func checkGrants(t *testing.T, conn *pgx.Conn) {
 		{"authenticated", "better_supabase.workflow_runs", "DELETE"},
 		{"anon", "better_supabase.modules", "TRUNCATE"},
 		{"authenticated", "better_supabase.modules", "UPDATE"},
+		{"authenticated", "better_supabase.audit_events", "SELECT"},
+		{"service_role", "better_supabase.audit_events", "INSERT"},
 	} {
 		if exists(t, conn, "select has_table_privilege($1, $2, $3)", c.role, c.table, c.privilege) {
 			t.Errorf("%s has %s on %s", c.role, c.privilege, c.table)

@@ -2,6 +2,7 @@ package blocks_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -47,11 +48,34 @@ func TestProbeOutcomeNormalisation(t *testing.T) {
 	}
 }
 
+// The identities of the corpus, as the session takes them.
+func TestProbeIdentities(t *testing.T) {
+	for _, c := range []struct{ as, want string }{
+		{`"service"`, `reset role; set request.jwt.claims = '{"role":"service_role"}'; set role service_role`},
+		{`"anon"`, `reset role; set request.jwt.claims = '{"role":"anon"}'; set role anon`},
+		{`{"user": "11111111-1111-4111-8111-111111111111"}`, `reset role; set request.jwt.claims = '{"role":"authenticated","sub":"11111111-1111-4111-8111-111111111111"}'; set role authenticated`},
+		{`"superuser"`, `reset role; reset request.jwt.claims`},
+		{`{"claims": {"role": "authenticated", "sub": "u'1"}, "role": "service_role"}`, `reset role; set request.jwt.claims = '{"role":"authenticated","sub":"u''1"}'; set role service_role`},
+		{`{"claims": null, "role": "service_role"}`, `reset role; reset request.jwt.claims; set role service_role`},
+		{`{"claims": {"role": "authenticated"}, "role": null}`, `reset role; set request.jwt.claims = '{"role":"authenticated"}'`},
+	} {
+		got, err := identitySQL(json.RawMessage(c.as))
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q (%v), want %q", c.as, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{`"root"`, `{"user": ""}`, `{"claims": {}}`, `{"claims": [1], "role": null}`, `{"claims": null, "role": "x; drop table t"}`, `{"claims": null, "role": null, "sub": "u"}`} {
+		if got, err := identitySQL(json.RawMessage(bad)); err == nil {
+			t.Errorf("%s: %q, want an error", bad, got)
+		}
+	}
+}
+
 // The runner finds a broken implementation: over streams whose
 // stream_close never closes, the close probes disagree, and the others of
 // the module still agree.
 func TestProbeRunnerCatchesABrokenModule(t *testing.T) {
-	probes := readProbes(t, testenv.Probes(t))
+	probes := readProbes(t, testenv.Probes(t)...)
 	s := pgtest.Server(t)
 	ctx := context.Background()
 	tpl, err := s.CreateDatabase(ctx, "")

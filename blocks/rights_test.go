@@ -46,6 +46,11 @@ var wantSignatures = map[string]struct{ args, result string }{
 	"better_supabase.tenant_ids_with":               {"permission text", "SETOF uuid"},
 	"better_supabase.audit_event":                   {"event_type text, category text = null, outcome text = 'success', source text = null, target_type text = null, record_id text = null, tenant uuid = null, metadata jsonb = '{}', idempotency_key text = null, restricted jsonb = null, actor_id uuid = null, summary text = null, target_label text = null, correlation_id text = null", "text"},
 	"better_supabase.tenant_entitlements":           {"tenant uuid", "text[]"},
+	"better_supabase.credential_get":                {"provider text, name text", "text"},
+	"better_supabase.credential_set":                {"provider text, name text, secret text, description text = null", "uuid"},
+	"better_supabase.credential_delete":             {"provider text, name text", "boolean"},
+	"vault.create_secret":                           {"new_secret text, new_name text = null, new_description text = '', new_key_id uuid = null", "uuid"},
+	"vault.update_secret":                           {"secret_id uuid, new_secret text = null, new_name text = null, new_description text = null, new_key_id uuid = null", "void"},
 	"auth.uid":                                      {"", "uuid"},
 	"auth.jwt":                                      {"", "jsonb"},
 	"auth.role":                                     {"", "text"},
@@ -68,7 +73,7 @@ func TestFunctionSignaturesFromTheCatalog(t *testing.T) {
 		select n.nspname || '.' || p.proname, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid),
 		       coalesce(array_to_string(p.proconfig, ','), '')
 		from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-		where n.nspname in ('better_supabase', 'auth') and p.proname not like '\_%'`)
+		where n.nspname in ('better_supabase', 'auth', 'vault') and p.proname not like '\_%'`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +98,7 @@ func TestFunctionSignaturesFromTheCatalog(t *testing.T) {
 		if result != want.result {
 			t.Errorf("%s returns %s, want %s", name, result, want.result)
 		}
-		if strings.HasPrefix(name, "better_supabase.") && !strings.HasPrefix(config, `search_path=""`) {
+		if !strings.HasPrefix(name, "auth.") && !strings.HasPrefix(config, `search_path=""`) {
 			t.Errorf("%s has settings %q, want search_path = ''", name, config)
 		}
 	}
@@ -148,6 +153,7 @@ func TestWhoMayExecuteWhat(t *testing.T) {
 	s, db := pgtest.DB(t)
 	conn := pgtest.Conn(t, s, db)
 	checkExecuteRights(t, conn)
+	checkVaultUntouchable(t, conn)
 }
 
 // checkExecuteRights checks that each role may execute exactly the
@@ -186,6 +192,44 @@ func checkExecuteRights(t *testing.T, conn *pgx.Conn) {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// checkVaultUntouchable checks that no API role may use schema vault,
+// execute a function of it or touch a table of it, as on Supabase: the
+// credentials block reads Vault through its definer functions only.
+func checkVaultUntouchable(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `
+		select r.role, 'usage on schema vault'
+		from unnest(array['anon', 'authenticated', 'service_role']) r(role)
+		where has_schema_privilege(r.role, 'vault', 'USAGE')
+		union all
+		select r.role, 'execute ' || p.oid::regprocedure::text
+		from unnest(array['anon', 'authenticated', 'service_role']) r(role)
+		cross join pg_proc p join pg_namespace n on n.oid = p.pronamespace
+		where n.nspname = 'vault' and has_function_privilege(r.role, p.oid, 'EXECUTE')
+		union all
+		select r.role, pr.privilege || ' on ' || c.oid::regclass::text
+		from unnest(array['anon', 'authenticated', 'service_role']) r(role)
+		cross join pg_class c join pg_namespace n on n.oid = c.relnamespace
+		cross join unnest(array['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) pr(privilege)
+		where n.nspname = 'vault' and c.relkind in ('r', 'v') and has_table_privilege(r.role, c.oid, pr.privilege)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var role, what string
+		if err := rows.Scan(&role, &what); err != nil {
+			t.Fatal(err)
+		}
+		t.Errorf("%s may %s", role, what)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(t, conn, "select to_regclass('vault.secrets') is not null") {
+		t.Error("the vault stand-in is not installed")
 	}
 }
 

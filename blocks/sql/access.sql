@@ -1,16 +1,18 @@
 -- bsadapter block: access
--- version: 1
+-- version: 2
 -- requires: supabase-base
 -- mode: custom
 --
--- A small stand-in for better-supabase's tenant and access modules, for a
--- database that has none: the blocks ask better_supabase.can(scope, id,
--- permission) and better_supabase.tenant_ids_with(permission) who may do
--- what, log through better_supabase.audit_event(...) and read plans through
--- better_supabase.tenant_entitlements(tenant). Here a user holds a
+-- A small stand-in for better-supabase's tenant, access and audit modules,
+-- for a database that has none: the blocks ask better_supabase.can(scope,
+-- id, permission) and better_supabase.tenant_ids_with(permission) who may
+-- do what, log through better_supabase.audit_event(...) and read plans
+-- through better_supabase.tenant_entitlements(tenant). Here a user holds a
 -- permission in a tenant when better_supabase.tenant_permissions has the
 -- row (tenant_id, user_id, permission); permissions are independent of one
--- another. Each function is created only where the database lacks it (a
+-- another. Audit events are rows of better_supabase.audit_events, laid out
+-- as the columns of better-supabase's audit log that its semantic events
+-- fill. Each function is created only where the database lacks it (a
 -- better-supabase project keeps its own), or replaced where this module
 -- made it before (its comment says so).
 
@@ -84,10 +86,44 @@ begin
     grant execute on function better_supabase.tenant_ids_with(text) to anon, authenticated, service_role;
   end if;
 
-  -- Audit events go nowhere here: plain PostgreSQL has no audit log.
+  -- Audit events: one row each, for the server (the service role) to read.
   execute ours_or_missing into ok using mark,
     'better_supabase.audit_event(text,text,text,text,text,text,uuid,jsonb,text,jsonb,uuid,text,text,text)';
   if ok then
+    create table if not exists better_supabase.audit_events (
+      id bigint generated always as identity primary key,
+      op text not null default 'event',
+      event_type text,
+      category text,
+      outcome text,
+      source text,
+      target_type text,
+      record_id text,
+      target_label text,
+      organization_id uuid,
+      metadata jsonb,
+      idempotency_key text,
+      actor_id uuid,
+      actor_role text,
+      summary text,
+      correlation_id text,
+      occurred_at timestamptz not null default now()
+    );
+    -- An event given an idempotency key is recorded once per tenant.
+    create unique index if not exists audit_events_idempotency_idx on better_supabase.audit_events (idempotency_key, organization_id)
+      nulls not distinct where idempotency_key is not null;
+    create index if not exists audit_events_occurred_at_idx on better_supabase.audit_events (occurred_at);
+    alter table better_supabase.audit_events enable row level security;
+    revoke all on table better_supabase.audit_events from public, anon, authenticated, service_role;
+    grant select on table better_supabase.audit_events to service_role;
+    if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase'
+                   and tablename = 'audit_events' and policyname = 'audit_events_service_read') then
+      create policy audit_events_service_read on better_supabase.audit_events
+        for select to service_role using (true);
+    end if;
+
+    -- A function that writes: volatile (version 1 recorded nothing and was
+    -- stable).
     create or replace function better_supabase.audit_event(
       event_type text,
       category text default null,
@@ -103,8 +139,32 @@ begin
       summary text default null,
       target_label text default null,
       correlation_id text default null
-    ) returns text language sql stable security definer set search_path = '' as $fn$
-      select null::text
+    ) returns text language plpgsql volatile security definer set search_path = '' as $fn$
+    -- The arguments share the columns' names; the columns are meant in
+    -- the conflict target, the arguments are always qualified.
+    #variable_conflict use_column
+    declare
+      claims jsonb := nullif(pg_catalog.current_setting('request.jwt.claims', true), '')::jsonb;
+      recorded bigint;
+    begin
+      -- restricted (details only some readers may see) is not kept: the
+      -- stand-in has no such readers.
+      insert into better_supabase.audit_events (event_type, category, outcome, source, target_type, record_id,
+        target_label, organization_id, metadata, idempotency_key, actor_id, actor_role, summary, correlation_id)
+      values (audit_event.event_type, audit_event.category, coalesce(audit_event.outcome, 'success'), audit_event.source,
+        audit_event.target_type, audit_event.record_id, audit_event.target_label, audit_event.tenant,
+        coalesce(audit_event.metadata, '{}'::jsonb), audit_event.idempotency_key,
+        coalesce(audit_event.actor_id, (select auth.uid())), coalesce(claims ->> 'role', session_user::text),
+        audit_event.summary, audit_event.correlation_id)
+      on conflict (idempotency_key, organization_id) where idempotency_key is not null do nothing
+      returning id into recorded;
+      if recorded is null and audit_event.idempotency_key is not null then
+        select e.id into recorded from better_supabase.audit_events e
+        where e.idempotency_key = audit_event.idempotency_key
+          and e.organization_id is not distinct from audit_event.tenant;
+      end if;
+      return recorded::text;
+    end
     $fn$;
     execute pg_catalog.format('comment on function better_supabase.audit_event(text, text, text, text, text, text, uuid, jsonb, text, jsonb, uuid, text, text, text) is %L', mark);
     revoke all on function better_supabase.audit_event(text, text, text, text, text, text, uuid, jsonb, text, jsonb, uuid, text, text, text)

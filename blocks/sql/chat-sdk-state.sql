@@ -286,7 +286,9 @@ $$;
 
 -- Appends value; with max_length > 0 only the newest max_length entries
 -- stay. The list's expiry is one for all its entries: each append sets it
--- to ttl_ms from now, or clears it when ttl_ms is null or not positive.
+-- to ttl_ms from now, or clears it when ttl_ms is null or not positive. A
+-- list whose expiry has passed is gone: an append to it starts a new list
+-- (its old entries are deleted first, never revived by the new expiry).
 create or replace function better_supabase.chat_state_append_to_list(prefix text, key text, value jsonb, max_length integer default null, ttl_ms integer default null)
 returns void
 language plpgsql
@@ -295,6 +297,9 @@ as $$
 declare
   until timestamptz;
 begin
+  delete from better_supabase.chat_state_lists l
+  where (l.key_prefix, l.list_key) = (chat_state_append_to_list.prefix, chat_state_append_to_list.key)
+    and l.expires_at <= pg_catalog.clock_timestamp();
   if chat_state_append_to_list.ttl_ms > 0 then
     until := pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => chat_state_append_to_list.ttl_ms / 1000.0);
   end if;
@@ -331,7 +336,8 @@ $$;
 -- dequeues; enqueue and dequeue delete the thread's expired entries.
 
 -- Adds entry to the thread's queue; with max_size > 0 only the newest
--- max_size entries stay. Returns how many live entries the queue holds.
+-- max_size live entries stay. Returns how many live entries the queue
+-- holds.
 create or replace function better_supabase.chat_state_enqueue(prefix text, thread_id text, entry jsonb, expires_at timestamptz, max_size integer default null)
 returns integer
 language plpgsql
@@ -340,19 +346,20 @@ as $$
 declare
   depth integer;
 begin
-  insert into better_supabase.chat_state_queues (key_prefix, thread_id, value, expires_at)
-  values (chat_state_enqueue.prefix, chat_state_enqueue.thread_id, chat_state_enqueue.entry, chat_state_enqueue.expires_at);
-  -- Expired entries go after the insert, the new one too when it came
-  -- expired: otherwise it would take a place under max_size and push out
-  -- a live entry.
   delete from better_supabase.chat_state_queues q
   where (q.key_prefix, q.thread_id) = (chat_state_enqueue.prefix, chat_state_enqueue.thread_id)
     and q.expires_at <= pg_catalog.clock_timestamp();
+  insert into better_supabase.chat_state_queues (key_prefix, thread_id, value, expires_at)
+  values (chat_state_enqueue.prefix, chat_state_enqueue.thread_id, chat_state_enqueue.entry, chat_state_enqueue.expires_at);
+  -- The cap counts live entries only: an entry that arrives expired (or
+  -- any that expired meanwhile) takes no place and pushes out no live
+  -- one. It stays a row until the next enqueue, dequeue or purge.
   if chat_state_enqueue.max_size > 0 then
     delete from better_supabase.chat_state_queues q
     where q.id in (
       select o.id from better_supabase.chat_state_queues o
       where (o.key_prefix, o.thread_id) = (chat_state_enqueue.prefix, chat_state_enqueue.thread_id)
+        and o.expires_at > pg_catalog.clock_timestamp()
       order by o.id desc
       offset chat_state_enqueue.max_size
     );

@@ -20,8 +20,10 @@ func newBlocksCmd(app *App) *cobra.Command {
 		Short: "List, print or install the embedded better-supabase blocks",
 		Long: `bsadapter embeds the better-supabase blocks its conformance suites run
 against: supabase-base (the Supabase roles and auth pieces, for plain
-PostgreSQL), streams, ai-chat, chat-sdk-state and workflows, all in schema
-better_supabase.`,
+PostgreSQL), access and vault (stand-ins for better-supabase's access
+module and Supabase Vault, where the database has none), streams, ai-chat,
+chat-sdk-state, credentials and workflows, in schema better_supabase (the
+Vault stand-in in schema vault).`,
 	}
 	cmd.AddCommand(newBlocksListCmd(app, nil), newBlocksSQLCmd(app, nil), newBlocksInstallCmd(app, nil))
 	return cmd

@@ -37,7 +37,8 @@ How each store is driven:
   cancels, anon for the negative cases. Time is moved by shifting the
   rows' timestamps, never by waiting.
 - ` + "`--store memory`" + `: the in-process reference implementation of the same
-  contracts. Every case passes against it.
+  contracts. Every case passes against it, but for the two of the
+  credentials block's rules, which do not apply to it (below).
 - ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
   adapter, credential provider, engine adapter, graph compiler and builder
   runtime over the bridge protocol. A run that names no suite leaves out the suites the bridge
@@ -60,8 +61,10 @@ names. A rule of the **interface** is what the interface promises (the
 StreamStore of better-supabase, the Chat SDK's StateAdapter, ...): every
 store is held to it. A rule of the **block** is what the SQL block does
 beyond that promise (its name follows, and the list under each suite's
-table says what it is): pg and memory keep every one, and so does every
-store that does not declare otherwise. A store that declares it does not
+table says what it is): pg keeps every one, memory every one but the
+credentials block's (the memory reference is a provider of an adapter's
+own kind, with no SQL callers and no audit log), and so does every store
+that does not declare otherwise. A store that declares it does not
 keep one (a bridge whose store expires streams by itself, see
 ` + "`" + bridge.CapStreamExpiry + "`" + ` in [bridge-protocol.md](bridge-protocol.md)) is not held to
 its cases: the report lists them apart, with the reason, as not applying

@@ -85,17 +85,26 @@ func Corpus(t testing.TB) string {
 	return dir
 }
 
-// Probes returns the corpus of SQL probes measured on better-supabase
-// (shared/spec/probes/probes.jsonl beside the repository), or the file
-// BSADAPTER_PROBES names.
-func Probes(t testing.TB) string {
+// Probes returns the files of the SQL probes measured on better-supabase,
+// one corpus per file (*.jsonl; each probe names its module): those of the
+// folder shared/spec/probes beside the repository, or of the folder
+// BSADAPTER_PROBES names, or that one file when it names a file.
+func Probes(t testing.TB) []string {
 	t.Helper()
-	file := os.Getenv("BSADAPTER_PROBES")
-	if file == "" {
-		file = filepath.Join(RepoRoot(t), "..", "shared", "spec", "probes", "probes.jsonl")
+	path := os.Getenv("BSADAPTER_PROBES")
+	if path == "" {
+		path = filepath.Join(RepoRoot(t), "..", "shared", "spec", "probes")
 	}
-	if _, err := os.Stat(file); err != nil {
-		Missing(t, "the SQL probe corpus is not at %s (set BSADAPTER_PROBES)", file)
+	fi, err := os.Stat(path)
+	if err != nil {
+		Missing(t, "the SQL probe corpus is not at %s (set BSADAPTER_PROBES)", path)
 	}
-	return file
+	if !fi.IsDir() {
+		return []string{path}
+	}
+	files, err := filepath.Glob(filepath.Join(path, "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		Missing(t, "the folder %s holds no probe corpus (*.jsonl; set BSADAPTER_PROBES)", path)
+	}
+	return files
 }

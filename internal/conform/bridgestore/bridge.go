@@ -17,6 +17,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 )
 
@@ -230,9 +231,13 @@ func (b *Store) movesClock(group string) bool { return b.clocks[group] }
 // whose streams expire by themselves (capability streamStore.expiry
 // "self") does not keep an expired stream until a purge, and a state
 // adapter that does not declare chatState.queueExpiry "skip" leaves stale
-// queue entries to its caller. It keeps every other block rule it
-// declares the features of.
+// queue entries to its caller; an adapter's own credential provider is
+// held to none of the credentials block's rules. It keeps every other
+// block rule it declares the features of.
 func (b *Store) NotKept(r conform.BlockRule) string {
+	if (r == credentials.ServiceRoleOnly || r == credentials.AuditTrail) && b.c.Capabilities().Has(bridge.GroupCredentials) {
+		return "an adapter's own credential provider is not the credentials block, whose functions check their callers and record audit events"
+	}
 	if r == streams.KeepsExpired && b.selfExpiring {
 		return fmt.Sprintf("the bridge declares %s %q: its store expires streams by itself, which the StreamStore interface allows", bridge.CapStreamExpiry, bridge.ExpirySelf)
 	}

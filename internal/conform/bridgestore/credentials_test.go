@@ -25,6 +25,12 @@ func TestBridgeCredentialsPasses(t *testing.T) {
 	if n := rep.Count(conform.Pass); n != len(rep.Results) || n == 0 {
 		t.Errorf("%d of %d credentials cases passed; skipped: %v", n, len(rep.Results), outcomes(rep, conform.Skipped))
 	}
+	// The block's own rules (its caller check, its audit events) are not
+	// an adapter's provider's.
+	want := []string{"credentials/service-role-only", "credentials/audit-events"}
+	if got := notApplicable(rep); !sameSet(got, want) {
+		t.Errorf("not applicable: got %v, want %v", got, want)
+	}
 }
 
 // A provider without an inbound scheme has the inbound cases skipped,

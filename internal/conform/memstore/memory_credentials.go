@@ -151,3 +151,13 @@ func (m *memoryStore) Credentials(context.Context) (conform.Opener[credentials.C
 		return newCredentials(), nil
 	}, nil
 }
+
+// NotKept says that the memory reference, a credential provider of an
+// adapter's own kind, has none of the credentials block's rules: no SQL
+// callers to refuse and no audit log. It keeps every other block rule.
+func (m *memoryStore) NotKept(r conform.BlockRule) string {
+	if r == credentials.ServiceRoleOnly || r == credentials.AuditTrail {
+		return "the memory reference is a provider of an adapter's own kind, not the credentials block: it has no SQL callers to refuse and no audit log"
+	}
+	return ""
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
@@ -40,6 +41,9 @@ type pgStore struct {
 	template string
 	shared   *pgDB
 	missing  map[string]error
+	// auditLog says that audit_event is the access module's, which keeps
+	// its events in better_supabase.audit_events.
+	auditLog bool
 	n        atomic.Int64
 }
 
@@ -65,10 +69,11 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		return nil, err
 	}
 	for suite, fn := range map[string]string{
-		streams.Suite.Name:   "better_supabase.stream_append",
-		registry.Suite.Name:  "better_supabase.record_workflow_run",
-		chat.Suite.Name:      "better_supabase.claim_ai_chat_stream",
-		chatstate.Suite.Name: "better_supabase.chat_state_acquire_lock",
+		streams.Suite.Name:     "better_supabase.stream_append",
+		registry.Suite.Name:    "better_supabase.record_workflow_run",
+		chat.Suite.Name:        "better_supabase.claim_ai_chat_stream",
+		chatstate.Suite.Name:   "better_supabase.chat_state_acquire_lock",
+		credentials.Suite.Name: "better_supabase.credential_get",
 	} {
 		var ok bool
 		if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
@@ -80,6 +85,14 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		if !ok {
 			st.missing[suite] = fmt.Errorf("the installed blocks have no %s", fn)
 		}
+	}
+	if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `select pg_catalog.to_regclass('better_supabase.audit_events') is not null
+			and coalesce(pg_catalog.obj_description(pg_catalog.to_regprocedure(
+				'better_supabase.audit_event(text,text,text,text,text,text,uuid,jsonb,text,jsonb,uuid,text,text,text)'), 'pg_proc'), '') = 'bsadapter access stand-in'`).Scan(&st.auditLog)
+	}); err != nil {
+		st.Close()
+		return nil, err
 	}
 	return st, nil
 }

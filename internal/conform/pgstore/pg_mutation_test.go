@@ -25,8 +25,12 @@ import (
 // harness lock that lets a second holder in; and in the chat-sdk-state
 // module, a release that ignores the token, a lock that never expires, a
 // set that ignores its TTL, a list cap that keeps the oldest entries, a
-// queue depth that counts expired entries and an enqueue that keeps an
-// entry that came expired (as upstream's does).
+// queue depth that counts expired entries and an enqueue whose cap counts
+// an entry that came expired (as upstream's does); and in the credentials
+// module and its Vault stand-in, a read that returns another user's
+// secret, a token stored readable (in the description, or by a Vault that
+// does not encrypt), a caller check that lets a user's claims through,
+// functions granted to users, and a delete that records the wrong event.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -79,8 +83,29 @@ func TestPGMutantsCaught(t *testing.T) {
 			patch: map[string]string{" and q.expires_at > pg_catalog.clock_timestamp()": ""},
 			want:  []string{"chat-state/queue-entry-expires"}},
 		{name: "chat-state-expired-arrival-takes-a-place", fn: "better_supabase.chat_state_enqueue",
-			patch: map[string]string{"    and q.expires_at <= pg_catalog.clock_timestamp();": "    and q.expires_at <= pg_catalog.clock_timestamp() and q.id < (select max(o.id) from better_supabase.chat_state_queues o);"},
+			patch: map[string]string{"        and o.expires_at > pg_catalog.clock_timestamp()\n      order by o.id desc": "      order by o.id desc"},
 			want:  []string{"chat-state/queue-expired-arrival-takes-no-place"}},
+		{name: "credentials-another-users-secret", fn: "better_supabase.credential_get",
+			patch: map[string]string{"from vault.decrypted_secrets d where d.name = vault_name);": "from vault.decrypted_secrets d where pg_catalog.split_part(d.name, '@', 1) = pg_catalog.split_part(vault_name, '@', 1) order by d.created_at desc limit 1);"},
+			want:  []string{"credentials/per-user-apart", "credentials/revoke-one-user"}},
+		{name: "credentials-token-in-description", fn: "better_supabase.credential_set",
+			patch: map[string]string{"coalesce(credential_set.description, 'better-supabase credential')": "credential_set.secret"},
+			want:  []string{"credentials/no-token-at-rest"}},
+		{name: "vault-keeps-plaintext", sql: `
+			create or replace function vault._standin_encrypt(plain text, secret_id uuid) returns text
+			  language sql set search_path = '' as $$ select secret_id::text || ':' || plain $$;
+			create or replace function vault._standin_decrypt(stored text, secret_id uuid) returns text
+			  language sql set search_path = '' as $$ select pg_catalog.substr(stored, pg_catalog.length(secret_id::text) + 2) $$;`,
+			want: []string{"credentials/no-token-at-rest"}},
+		{name: "credentials-claims-unchecked", fn: "better_supabase._credential_vault_name",
+			patch: map[string]string{"if not better_supabase._caller_is_service() then": "if false then"},
+			want:  []string{"credentials/service-role-only"}},
+		{name: "credentials-granted-to-users", sql: `grant execute on function better_supabase.credential_get(text, text),
+			better_supabase.credential_set(text, text, text, text), better_supabase.credential_delete(text, text) to anon, authenticated;`,
+			want: []string{"credentials/service-role-only"}},
+		{name: "credentials-delete-unaudited", fn: "better_supabase.credential_delete",
+			patch: map[string]string{"event_type => 'credential.deleted'": "event_type => 'credential.removed'"},
+			want:  []string{"credentials/audit-events"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",

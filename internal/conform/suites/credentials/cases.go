@@ -1,6 +1,7 @@
 package credentials
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,6 +25,8 @@ var cases = []conform.CaseOf[CredentialProvider]{
 	{ID: "credentials/inbound-signed-accepted", Rule: "inbound verification accepts a body signed with the stored secret", Run: inboundSignedAccepted},
 	{ID: "credentials/inbound-tampered-refused", Rule: "inbound verification refuses a signed body with one byte changed, and one signed with another secret", Run: inboundTamperedRefused},
 	{ID: "credentials/no-token-at-rest", Rule: "no option or stored row of the adapter's own carries a token: only refs", Run: noTokenAtRest},
+	{ID: "credentials/service-role-only", Block: ServiceRoleOnly, Rule: "anon and a signed-in user may not read, store or delete a credential (no right to call), the service role carrying a user's claims is refused with " + HintForbidden + ", and the credential stays as it was", Run: serviceRoleOnly},
+	{ID: "credentials/audit-events", Block: AuditTrail, Rule: "a store and a replace each record credential.set, a delete credential.deleted, naming provider:name and never the secret; a delete of nothing records none", Run: auditEvents},
 }
 
 // inboundBody is the body of the inbound requests the cases sign.
@@ -223,4 +226,92 @@ func noTokenAtRest(t *conform.T, p CredentialProvider) {
 	rest, err := p.AtRest(t.Context())
 	t.Must("atRest", err)
 	t.Eq("the token appears in the adapter's options or rows", strings.Contains(string(rest), v), false)
+}
+
+// refusal says how err departs from a refusal with SQLSTATE 42501 and
+// hint (none when hint is ""), or "" when it is one.
+func refusal(err error, hint string) string {
+	var se *conform.StoreError
+	switch {
+	case err == nil:
+		return "the call went through"
+	case !errors.As(err, &se):
+		return "a failure that is not the block's: " + err.Error()
+	case se.SQLState != "42501" || se.Hint != hint:
+		return fmt.Sprintf("SQLSTATE %s, hint %q (%s)", se.SQLState, se.Hint, se.Message)
+	}
+	return ""
+}
+
+func serviceRoleOnly(t *conform.T, p CredentialProvider) {
+	g, ok := p.(Guarded)
+	if !ok {
+		t.Fatal(errors.New("the store keeps the block's service-role rule, but its provider cannot call the block as another caller (it is no credentials.Guarded)"))
+	}
+	ref, v := ownNamespace(fixture(t, p, "").Ref), secretValue()
+	t.Must("seed", p.Seed(t.Context(), ref, AppSubject, v))
+	user := conform.NewUUID()
+	callers := []struct {
+		name string
+		c    BlockCaller
+		hint string
+	}{
+		{"anon", BlockCaller{Role: conform.RoleAnon, Claims: conform.Anon}, ""},
+		{"a signed-in user", BlockCaller{Role: conform.RoleAuthenticated, Claims: conform.User(user)}, ""},
+		{"the service role carrying a user's claims", BlockCaller{Role: conform.RoleService, Claims: conform.User(user)}, HintForbidden},
+	}
+	type answer struct {
+		what, want string
+		err        error
+		hint       string
+	}
+	var answers []answer
+	for _, c := range callers {
+		for _, op := range []string{OpGet, OpSet, OpDelete} {
+			want := "refused with SQLSTATE 42501 and no hint"
+			if c.hint != "" {
+				want = "refused with SQLSTATE 42501 and hint " + c.hint
+			}
+			answers = append(answers, answer{what: c.name + "'s " + op, want: want, hint: c.hint,
+				err: g.TryAs(t.Context(), c.c, op, ref, secretValue())})
+		}
+	}
+	after := tokenOf(t, p, ref, AppSubject)
+	for _, a := range answers {
+		if why := refusal(a.err, a.hint); why != "" {
+			t.Error(&conform.Mismatch{What: a.what, Expected: a.want, Actual: why})
+		}
+	}
+	t.Eq("the token after the refused calls", after, v)
+}
+
+func auditEvents(t *conform.T, p CredentialProvider) {
+	a, ok := p.(Audited)
+	if !ok {
+		t.Fatal(errors.New("the store keeps the block's audit rule, but its provider shows no audit events (it is no credentials.Audited)"))
+	}
+	ref, first, second := ownNamespace(fixture(t, p, "").Ref), secretValue(), secretValue()
+	t.Must("seed", p.Seed(t.Context(), ref, AppSubject, first))
+	t.Must("seed again", p.Seed(t.Context(), ref, AppSubject, second))
+	revoked, err := p.Revoke(t.Context(), ref, AppSubject)
+	t.Must("revoke", err)
+	again, err := p.Revoke(t.Context(), ref, AppSubject)
+	t.Must("revoke again", err)
+	events, err := a.AuditEvents(t.Context(), ref, AppSubject)
+	t.Must("auditEvents", err)
+	t.Eq("the first revoke", revoked, true)
+	t.Eq("the second revoke", again, false)
+	var types []string
+	for _, e := range events {
+		types = append(types, e.Type)
+	}
+	t.Eq("the events of a store, a replace, a delete and a delete of nothing", types, []string{"credential.set", "credential.set", "credential.deleted"})
+	for i, e := range events {
+		provider, _ := e.Metadata["provider"].(string)
+		name, _ := e.Metadata["name"].(string)
+		t.That(e.Category == "security" && e.TargetType == "credential" && provider != "" && name != "" && e.RecordID == provider+":"+name,
+			fmt.Sprintf("event %d", i+1), "category security, target type credential, record id provider:name of its metadata", e)
+	}
+	all, _ := json.Marshal(events)
+	t.That(!strings.Contains(string(all), first) && !strings.Contains(string(all), second), "the events", "no secret in them", string(all))
 }

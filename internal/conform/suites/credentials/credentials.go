@@ -17,13 +17,85 @@ var Suite = conform.NewSuite(conform.Info{
 	Name:        "credentials",
 	Contract:    "credentials",
 	BridgeGroup: bridge.GroupCredentials,
+	Module:      "credentials",
 	Intro: "A `CredentialProvider` (contracts.md section 6): tokens live behind a `credential_ref`, never in options or rows. " +
 		"The checks of upstream's `testCredentialProvider` kit, one rule a case, and what upstream does not check: " +
 		"a body signed with another secret is refused, and nothing the adapter keeps of its own carries a token " +
 		"(its options and rows, as the bridge's `credentials.atRest` answers them). " +
 		"Every case but the one about the app's namespace works in a tenant namespace of its own. " +
-		"Over the bridge this suite needs the `credentials` capability; a provider is the adapter's own code, so `pg` has none.",
+		"Over the bridge this suite needs the `credentials` capability. `pg` runs it against better-supabase's default provider " +
+		"as it uses the embedded `credentials` module (`vaultCredentials`: refs `{\"provider\": \"vault\", \"secret\": NAME}`, " +
+		"with `scope: \"user\"` for per-user secrets and `inbound` for a signing secret, " +
+		"resolved through `credential_get`, `credential_set` and `credential_delete` as the service role), " +
+		"its secrets in the Vault stand-in; at rest it shows what the database keeps (Vault's rows as stored, the credentials' audit events).",
 }, Provider.Credentials, cases)
+
+// The credentials block's rules beyond the CredentialProvider interface,
+// which an adapter's own provider (over the bridge, or the memory
+// reference) has no counterpart of: it declares it does not keep them.
+var (
+	// ServiceRoleOnly is who may call the block's functions.
+	ServiceRoleOnly = conform.BlockRule{
+		Name: "service role only",
+		Text: "the `credentials` block's functions are the service role's: `anon` and signed-in users may not call them at all " +
+			"(`42501`, no right to execute), and `service_role` carrying a user's claims is refused by the functions' own check " +
+			"(`42501` `" + HintForbidden + "`); a refused call changes nothing. A store offers the rule by letting the cases call the block " +
+			"as those callers (`Guarded`); an adapter's own provider (over the bridge, the memory reference) has no such callers and is not held to it.",
+	}
+	// AuditTrail is the audit events the block records.
+	AuditTrail = conform.BlockRule{
+		Name: "audit events",
+		Text: "the `credentials` block records `credential.set` for every store or replace of a credential and `credential.deleted` " +
+			"for every delete of one that existed (category `security`, target type `credential`, record id `provider:name`, " +
+			"metadata the provider and the name), never the secret, and nothing for a delete of nothing. " +
+			"A store offers the rule by showing the cases the events (`Audited`); an adapter's own provider is not held to it.",
+	}
+)
+
+// HintForbidden is the credentials block's hint for a caller its own
+// check refuses.
+const HintForbidden = "CREDENTIALS_FORBIDDEN"
+
+// BlockCaller is a caller of the credentials block other than the service
+// role: the database role its call runs as, and the JWT claims it carries
+// (PostgREST sets both from the request's token).
+type BlockCaller struct {
+	Role   string
+	Claims conform.Caller
+}
+
+// The credentials block's functions, as Guarded calls them.
+const (
+	OpGet    = "get"
+	OpSet    = "set"
+	OpDelete = "delete"
+)
+
+// Guarded is implemented by a provider over the credentials block, whose
+// functions check who calls them.
+type Guarded interface {
+	// TryAs calls the block's function op (OpGet, OpSet with value,
+	// OpDelete) on the app credential ref names, as c, and returns the
+	// error the block answered: nil when it let the call through.
+	TryAs(ctx context.Context, c BlockCaller, op string, ref Ref, value string) error
+}
+
+// AuditEvent is an audit event the credentials block recorded.
+type AuditEvent struct {
+	Type       string         `json:"type"`
+	Category   string         `json:"category"`
+	TargetType string         `json:"targetType"`
+	RecordID   string         `json:"recordId"`
+	Metadata   map[string]any `json:"metadata"`
+}
+
+// Audited is implemented by a provider over the credentials block, which
+// records audit events.
+type Audited interface {
+	// AuditEvents returns the events recorded for the credential ref names
+	// for sub, oldest first.
+	AuditEvents(ctx context.Context, ref Ref, sub Subject) ([]AuditEvent, error)
+}
 
 // Provider is implemented by a store that offers a credential provider.
 type Provider interface {
