@@ -213,8 +213,11 @@ func (e *TransportError) Fatal() bool { return e.Kind != FaultTimeout }
 
 // Client is a running bridge. Its methods are safe for concurrent use.
 type Client struct {
-	opts   Options
+	opts Options
+	// cmd is the bridge's process, or on Linux its supervisor's, which
+	// sup then describes (see proc_supervise_linux.go).
 	cmd    *exec.Cmd
+	sup    *supervisor
 	stdin  *os.File
 	stderr *tailBuffer
 	sem    chan struct{}
@@ -280,12 +283,15 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "0.0.0"
 	}
-	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
+	// Its own process group, so that one signal reaches the bridge and
+	// every process it started (npx -> node -> workers); on Linux under a
+	// supervisor, which also stops the processes that leave the group.
+	cmd, sup, err := newBridgeCmd(opts.Command)
+	if err != nil {
+		return nil, &TransportError{Kind: FaultStart, Message: "cannot start the bridge " + quoteArgv(opts.Command), Err: err}
+	}
 	cmd.Dir = opts.Dir
 	cmd.Env = append(os.Environ(), opts.Env...)
-	// Its own process group, so that one signal reaches the bridge and
-	// every process it started (npx -> node -> workers).
-	setProcessGroup(cmd)
 	// Our own pipe rather than StdinPipe: an *os.File takes write
 	// deadlines, so a bridge that stops reading cannot block a call past
 	// its timeout.
@@ -304,6 +310,12 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	}
 	err = cmd.Start()
 	_ = stdinR.Close()
+	if err == nil {
+		err = sup.started(cmd)
+	}
+	if err != nil {
+		sup.abort(cmd)
+	}
 	if err != nil {
 		_ = stdin.Close()
 		where := ""
@@ -315,6 +327,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	c := &Client{
 		opts:       opts,
 		cmd:        cmd,
+		sup:        sup,
 		stdin:      stdin,
 		stderr:     newTailBuffer(opts.StderrLines),
 		sem:        make(chan struct{}, opts.Jobs),
@@ -789,11 +802,17 @@ func (c *Client) onStdoutClosed() {
 	case <-c.closing:
 		c.fail(&TransportError{Kind: FaultClosed, Message: "the bridge was shut down", Stderr: c.stderr.String()})
 	default:
-		c.fail(c.transportErr(FaultExited, "the bridge "+describeExit(c.exitState), nil))
+		c.fail(c.transportErr(FaultExited, "the bridge "+c.describeExit(), nil))
 	}
 }
 
-func describeExit(ps *os.ProcessState) string {
+// describeExit says how the bridge ended: as its supervisor reported it,
+// else from its process state.
+func (c *Client) describeExit() string {
+	if s := c.sup.describeEnd(); s != "" {
+		return s
+	}
+	ps := c.exitState
 	if ps == nil {
 		return "exited"
 	}
@@ -928,6 +947,12 @@ func (c *Client) readStderr(r io.Reader) {
 func (c *Client) wait() {
 	ps, _ := c.cmd.Process.Wait()
 	c.exitState = ps
+	if c.sup != nil {
+		// The supervisor is gone, and everything below it with it.
+		c.sup.finish()
+		close(c.exited)
+		return
+	}
 	close(c.exited)
 	// The bridge is gone: anything left in its group (a child it started)
 	// must not outlive it, and would keep the pipes open.
@@ -937,9 +962,15 @@ func (c *Client) wait() {
 func (c *Client) killGroup() {
 	select {
 	case <-c.exited:
-		reapGroup(c.cmd.Process)
+		if c.sup == nil {
+			reapGroup(c.cmd.Process)
+		}
 	default:
-		killProcessGroup(c.cmd.Process)
+		if c.sup != nil {
+			c.sup.stop(c.cmd.Process, c.exited)
+		} else {
+			killProcessGroup(c.cmd.Process)
+		}
 	}
 }
 
@@ -954,6 +985,8 @@ func (c *Client) kill() {
 // Close shuts the bridge down: a shutdown request, stdin closed, a few
 // seconds for the process to exit, then its process group is killed. It
 // waits until the process is reaped and is safe to call more than once.
+// On Linux it also waits until every process the bridge started, in its
+// group or not, is killed and reaped.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		alive := true

@@ -6,6 +6,8 @@
 //                   `data` part (and unwrapping it): the benchmark bridge
 //   --fault=NAME    exit-at-once | crash-after | badline | hang | unknown-id
 //                   | version | flood | grandchild | lossy | drift
+//                   | detached (the grandchild is spawned with detached:
+//                   true: a session and process group of its own)
 //                   | dropmeta (fromSdk drops the native "meta", which the
 //                   canonical round trip cannot see) | hollow (every
 //                   message becomes an assistant message without parts)
@@ -17,7 +19,8 @@
 //                   name of the call with its ref earlier in the list
 //                   (alone, such a block cannot be converted)
 //   --after=N       with crash-after: crash on this converter request
-//   --pidfile=PATH  with grandchild: write "<pid> <grandchild pid>" there
+//   --pidfile=PATH  with grandchild or detached: write "<pid> <grandchild
+//                   pid>" there
 //   --report=PATH   at exit, write this process's CPU time and lifetime
 //                   (JSON, milliseconds) there: the benchmark's measure of
 //                   the time spent inside the bridge
@@ -48,8 +51,8 @@ if (fault === "exit-at-once") {
   process.stderr.write("nodebridge: loading the adapter\nError: Cannot find module './adapter.ts'\n");
   process.exit(3);
 }
-if (fault === "grandchild") {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+if (fault === "grandchild" || fault === "detached") {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore", detached: fault === "detached" });
   child.unref();
   if (args.pidfile) writeFileSync(args.pidfile, `${process.pid} ${child.pid}`);
 }

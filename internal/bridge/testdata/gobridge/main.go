@@ -22,16 +22,18 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 )
 
 var (
-	fault      = flag.String("fault", "", "exit-at-once|crash-after|badline|hang|unknown-id|version|flood|grandchild|lossy|drift|badschema|noread|reply|init-error")
+	fault      = flag.String("fault", "", "exit-at-once|crash-after|badline|hang|unknown-id|version|flood|grandchild|lossy|drift|badschema|noread|reply|init-error|detached")
 	reply      = flag.String("reply", "", "with -fault=reply: answer every converter request with this line, ID replaced by the request's id")
 	after      = flag.Int("after", 3, "with crash-after: crash on this converter request")
-	pidFile    = flag.String("pidfile", "", "with grandchild or -spawn: write the bridge's and the grandchild's pids here")
+	pidFile    = flag.String("pidfile", "", "with grandchild, detached or -spawn: write the bridge's and the grandchild's pids here")
+	detachHelp = flag.Bool("detach-helper", false, "internal: start sleep 1000 in a session of its own, print its pid and exit (for -fault=detached)")
 	startDelay = flag.Duration("start-delay", 0, "wait this long before reading initialize, as a slow start (an interpreter loading, a cold npx) would")
 	spawn      = flag.Bool("spawn", false, "start a grandchild (as -fault=grandchild does) and combine it with another fault")
 	shuffle    = flag.Bool("shuffle", true, "answer in a random order")
@@ -70,6 +72,19 @@ func answerErr(id json.RawMessage, code int, msg string, data any) {
 
 func main() {
 	flag.Parse()
+	if *detachHelp {
+		// Started by -fault=detached: the sleep this starts leaves the
+		// bridge's process group and session (setsid), and is orphaned
+		// at once when this helper exits, as a daemon is.
+		child := exec.Command("sleep", "1000")
+		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(child.Process.Pid)
+		os.Exit(0)
+	}
 	time.Sleep(*startDelay)
 	if *fault == "exit-at-once" {
 		fmt.Fprintln(os.Stderr, "gobridge: loading the adapter")
@@ -84,6 +99,16 @@ func main() {
 		}
 		if *pidFile != "" {
 			os.WriteFile(*pidFile, []byte(fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)), 0o644)
+		}
+	}
+	if *fault == "detached" {
+		out, err := exec.Command(os.Args[0], "-detach-helper").Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if *pidFile != "" {
+			os.WriteFile(*pidFile, []byte(fmt.Sprintf("%d %s", os.Getpid(), strings.TrimSpace(string(out)))), 0o644)
 		}
 	}
 	if *fault == "noread" {
