@@ -199,7 +199,8 @@ func (e *TransportError) Error() string {
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}
-	} else {
+	} else if e.Kind != FaultStart {
+		// A bridge that did not start had no stderr to write to.
 		b.WriteString(" (the bridge wrote nothing to stderr)")
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -265,8 +266,11 @@ type response struct {
 // handshake and returns a client ready for calls. Cancelling ctx later kills
 // the bridge's process group (as Close does, without the shutdown call).
 func Start(ctx context.Context, opts Options) (*Client, error) {
-	if len(opts.Command) == 0 || opts.Command[0] == "" {
+	if len(opts.Command) == 0 {
 		return nil, &TransportError{Kind: FaultStart, Message: "no bridge command given"}
+	}
+	if opts.Command[0] == "" {
+		return nil, &TransportError{Kind: FaultStart, Message: fmt.Sprintf("the bridge command %s names no program: its first word is empty", quoteArgv(opts.Command))}
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
