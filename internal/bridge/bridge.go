@@ -262,10 +262,34 @@ type response struct {
 	err    *RPCError
 }
 
+// StartError is what Start returns when the bridge did not start: its
+// process could not run, or it did not complete the initialize handshake
+// (it exited, timed out, refused or broke the protocol there). Err is the
+// fault itself (a *TransportError, mostly), and the message is its.
+// Errors of later calls are never a StartError: a caller that does more
+// after Start (asks for a capability the bridge declared) can tell a
+// bridge that did not start from one that answered initialize and then
+// failed.
+type StartError struct{ Err error }
+
+func (e *StartError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the fault.
+func (e *StartError) Unwrap() error { return e.Err }
+
 // Start starts the bridge in its own process group, runs the initialize
 // handshake and returns a client ready for calls. Cancelling ctx later kills
 // the bridge's process group (as Close does, without the shutdown call).
+// Its errors are *StartError.
 func Start(ctx context.Context, opts Options) (*Client, error) {
+	c, err := launch(ctx, opts)
+	if err != nil {
+		return nil, &StartError{Err: err}
+	}
+	return c, nil
+}
+
+func launch(ctx context.Context, opts Options) (*Client, error) {
 	if len(opts.Command) == 0 {
 		return nil, &TransportError{Kind: FaultStart, Message: "no bridge command given"}
 	}

@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -23,5 +24,20 @@ func TestStartFaultsSayNothingOfStderr(t *testing.T) {
 		if faultOf(err) != FaultStart || err.Error() != tc.want {
 			t.Errorf("%q: got %v, want %s", tc.argv, err, tc.want)
 		}
+	}
+}
+
+// Start's errors are *StartError; an error of a call to a bridge that
+// started is not, so that a caller can tell the two apart.
+func TestStartErrorOnlyFromStart(t *testing.T) {
+	_, err := Start(context.Background(), Options{Command: []string{"bsadapter-no-such-bridge"}})
+	var se *StartError
+	if !errors.As(err, &se) || faultOf(err) != FaultStart {
+		t.Fatalf("Start: %#v", err)
+	}
+	c := start(t, context.Background(), goBridgeCmd(t))
+	err = c.Call(context.Background(), "bsadapter.noSuchMethod", map[string]any{}, nil)
+	if err == nil || errors.As(err, &se) {
+		t.Fatalf("call: %#v", err)
 	}
 }

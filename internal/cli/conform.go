@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/memstore"
@@ -344,7 +345,11 @@ func openBridgeStore(ctx context.Context, opts *conformOptions) (conform.Store, 
 	}
 	st, err := bridgestore.New(ctx, bc.options(), bo...)
 	if err != nil {
-		return nil, nil, bc.startErr(ctx, fmt.Errorf("start the bridge: %w", err))
+		if errors.As(err, new(*bridge.StartError)) {
+			return nil, nil, bc.startErr(ctx, fmt.Errorf("start the bridge: %w", err))
+		}
+		// It started: what failed came after initialize.
+		return nil, nil, bc.startErr(ctx, fmt.Errorf("the bridge %s answered initialize, then failed: %w", bc.commandLine(), err))
 	}
 	return st, func() {
 		if err := st.Close(); err != nil {

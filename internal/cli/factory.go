@@ -169,7 +169,9 @@ func (b *bridgeCommand) options() bridge.Options {
 // commandLine is the bridge's command as messages show it.
 func (b *bridgeCommand) commandLine() string { return strings.Join(b.argv, " ") }
 
-// startErr explains a bridge that would not start.
+// startErr explains a bridge that would not start, or that started and
+// failed before the run could use it (a capability it declared in
+// initialize that does not hold): each gets the hint that fits.
 func (b *bridgeCommand) startErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -177,6 +179,23 @@ func (b *bridgeCommand) startErr(ctx context.Context, err error) error {
 	var te *bridge.TransportError
 	if errors.As(err, &te) && te.StartTimeout {
 		return envErr(err, "a slow start (a cold npx, a loaded machine) needs a longer --start-timeout or bridge.startTimeout in bsadapter.json; otherwise run the bridge command (from "+b.source+") by hand in "+b.dir+" to see why it does not answer initialize")
+	}
+	var se *bridge.StartError
+	if !errors.As(err, &se) {
+		// It answered initialize: what failed came after, in what it
+		// declared there.
+		if errors.As(err, &te) {
+			return envErr(err, "the bridge answered initialize, then stopped working: run it by hand in "+b.dir+" to see why (the command comes from "+b.source+")")
+		}
+		return envErr(err, "the bridge answered initialize, but a capability it declared there does not hold: serve every declared capability's methods with the values the bridge protocol allows, or leave the capability out of initialize's answer")
+	}
+	if errors.As(err, &te) {
+		switch te.Kind {
+		case bridge.FaultStart:
+			return envErr(err, "the bridge command comes from "+b.source+": its first word must name a program that runs in "+b.dir+" (bsadapter runs it without a shell)")
+		case bridge.FaultProtocol, bridge.FaultVersion, bridge.FaultUnknown:
+			return envErr(err, "the bridge did not answer initialize as the bridge protocol asks (see its handshake section); the command comes from "+b.source)
+		}
 	}
 	return envErr(err, "the bridge command comes from "+b.source+"; run it by hand in "+b.dir+" to see why it fails (it must answer initialize, see the bridge protocol)")
 }
