@@ -283,6 +283,10 @@ func (opts *newOptions) writeErr(plan *scaffold.Plan, err error) error {
 	if errors.As(err, &nf) {
 		return usageErr("choose another --dir", "%s", nf.Error())
 	}
+	var we *scaffold.WriteError
+	if errors.As(err, &we) && !strings.Contains(err.Error(), "path escapes from parent") {
+		return envErr(err, "choose another --dir: an ordinary folder you can create files in")
+	}
 	if strings.Contains(err.Error(), "path escapes from parent") {
 		// os.Root refuses a link that leads out of the target: say so
 		// in words.
@@ -395,7 +399,11 @@ func askMissing(app *App, changed func(string) bool, o *scaffold.Options, opts *
 			},
 		})
 	}
-	return wizard.Run(app.In, app.Out, fields, preset)
+	out := app.Out
+	if o, ok := out.(*outWriter); ok {
+		out = o.terminal()
+	}
+	return wizard.Run(app.In, out, fields, preset)
 }
 
 func scaffoldDoc(o *scaffold.Options, plan *scaffold.Plan, dry bool) report.Scaffold {

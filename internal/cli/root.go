@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	// Settles the terminal's background before bubbletea would ask the
@@ -34,6 +37,11 @@ func Main(args []string, stdio Stdio) int {
 	if stdio.Env == nil {
 		stdio.Env = func(string) (string, bool) { return "", false }
 	}
+	// Every write to stdout goes through out, which keeps the first error:
+	// results that could not be written are an environment error, however
+	// the command took it.
+	out := &outWriter{w: stdio.Out}
+	stdio.Out = out
 	app := &App{Stdio: stdio, Style: Style{On: stdio.Color(stdio.OutTTY)}, ErrStyle: Style{On: stdio.Color(stdio.ErrTTY)}}
 
 	// A closed terminal or a dropped ssh session (SIGHUP) is an
@@ -45,6 +53,12 @@ func Main(args []string, stdio Stdio) int {
 	root := NewRootCmd(app)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if out.err != nil && ctx.Err() == nil {
+		// Whatever the command made of it: the output is lost.
+		printError(stdio.Err, app.ErrStyle, fmt.Errorf("cannot write the output to stdout: %w", out.err),
+			"stdout goes to a file, device or pipe that refused the write (a full disk, /dev/full); free some space or send the output elsewhere")
+		return ExitUsage
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -63,6 +77,29 @@ func Main(args []string, stdio Stdio) int {
 	}
 	return ee.Code
 }
+
+// outWriter is stdout as commands see it: it keeps the first write error.
+type outWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = err
+		}
+		o.mu.Unlock()
+	}
+	return n, err
+}
+
+// terminal returns stdout itself, for the wizard: bubbletea reads the
+// terminal's size from it, which it can only do on the file.
+func (o *outWriter) terminal() io.Writer { return o.w }
 
 func usageHint(err error, args []string) string {
 	msg := err.Error()

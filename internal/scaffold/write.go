@@ -28,14 +28,41 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s already has %s%s; refusing to overwrite", e.Root, strings.Join(shown, ", "), more)
 }
 
-// NotAFolderError says the target (or a folder above it) is a file.
-type NotAFolderError struct{ Root, File string }
+// NotAFolderError says the target (or a folder above it) is not a folder:
+// a file, a device, a named pipe or a socket.
+type NotAFolderError struct {
+	Root, File string
+	// Kind says what File is ("a file", "a character device", ...); ""
+	// reads as "a file".
+	Kind string
+}
 
 func (e *NotAFolderError) Error() string {
-	if e.Root == e.File {
-		return fmt.Sprintf("%s is a file, not a folder", e.Root)
+	kind := e.Kind
+	if kind == "" {
+		kind = "a file"
 	}
-	return fmt.Sprintf("cannot write into %s: %s is a file, not a folder", e.Root, e.File)
+	if e.Root == e.File {
+		return fmt.Sprintf("%s is %s, not a folder", e.Root, kind)
+	}
+	return fmt.Sprintf("cannot write into %s: %s is %s, not a folder", e.Root, e.File, kind)
+}
+
+// kindOf names what a file system entry that is not a folder is.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeIrregular != 0:
+		return "not a regular file"
+	}
+	return "a file"
 }
 
 // checkRoot fails when the root, or the nearest existing folder above it,
@@ -45,7 +72,7 @@ func checkRoot(root string) error {
 		fi, err := os.Stat(d)
 		if err == nil {
 			if !fi.IsDir() {
-				return &NotAFolderError{Root: root, File: d}
+				return &NotAFolderError{Root: root, File: d, Kind: kindOf(fi.Mode())}
 			}
 			return nil
 		}
@@ -221,7 +248,7 @@ func writePlan(p *Plan, force bool, after func(rel string)) (res *Result, err er
 	}()
 	for _, d := range missing {
 		if err = base.Mkdir(d, 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", filepath.Join(baseDir, d), unwrapPath(err))
+			return nil, createErr(filepath.Join(baseDir, d), err)
 		}
 		u.chain = append(u.chain, d)
 	}
@@ -240,7 +267,7 @@ func writePlan(p *Plan, force bool, after func(rel string)) (res *Result, err er
 			d := filepath.FromSlash(d)
 			if _, serr := root.Lstat(d); errors.Is(serr, fs.ErrNotExist) {
 				if err = root.Mkdir(d, 0o755); err != nil {
-					return nil, fmt.Errorf("create %s: %w", d, err)
+					return nil, createErr(filepath.Join(rootAbs, d), err)
 				}
 				u.dirs = append(u.dirs, d)
 			}
@@ -248,7 +275,7 @@ func writePlan(p *Plan, force bool, after func(rel string)) (res *Result, err er
 		old, rerr := root.ReadFile(native)
 		existed := rerr == nil
 		if err = root.WriteFile(native, f.Data, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", f.Path, err)
+			return nil, createErr(filepath.Join(rootAbs, native), err)
 		}
 		if existed {
 			u.restore = append(u.restore, File{Path: native, Data: old})
@@ -274,12 +301,36 @@ func writePlan(p *Plan, force bool, after func(rel string)) (res *Result, err er
 			return nil, fmt.Errorf("%s changed while bsadapter was running; run it again", e.Path)
 		}
 		if err = root.WriteFile(native, e.After, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", e.Path, err)
+			return nil, createErr(filepath.Join(rootAbs, native), err)
 		}
 		u.restore = append(u.restore, File{Path: native, Data: e.Before})
 		res.Edited = append(res.Edited, e.Path)
 	}
 	return res, nil
+}
+
+// WriteError is a file or folder of the plan that could not be created
+// or written. Path is its full path.
+type WriteError struct {
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string {
+	if errors.Is(e.Err, fs.ErrNotExist) {
+		// The folder it goes in exists (the write goes through it), yet
+		// the system says "no such file": the folder takes no new
+		// entries, as /proc and /sys do not.
+		return fmt.Sprintf("cannot create %s: %v (%s does not take new files: it is not an ordinary folder, or it was removed meanwhile)", e.Path, e.Err, filepath.Dir(e.Path))
+	}
+	return fmt.Sprintf("cannot write %s: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the system's error.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+func createErr(path string, err error) error {
+	return &WriteError{Path: path, Err: unwrapPath(err)}
 }
 
 // parents returns "a", "a/b", "a/b/c" for "a/b/c" ("." gives none).

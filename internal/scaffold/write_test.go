@@ -27,7 +27,7 @@ func TestWriteRollbackUndoesEverything(t *testing.T) {
 		{Path: "a/b/one.txt/three.txt", Data: []byte("3")},
 	}}
 	_, err := Write(p, false)
-	if err == nil || !strings.Contains(err.Error(), "write a/b/one.txt/three.txt") {
+	if err == nil || err.Error() != "cannot write "+filepath.Join(dir, "a", "b", "one.txt", "three.txt")+": not a directory" {
 		t.Fatalf("want the write through a file to fail, got %v", err)
 	}
 	var re *RollbackError
@@ -79,7 +79,7 @@ func TestWriteRollbackReportsLeftovers(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("want a *RollbackError, got %v", err)
 	}
-	if !strings.Contains(re.Err.Error(), "write sub/one.txt/two.txt") || errors.Unwrap(err) != re.Err {
+	if re.Err.Error() != "cannot write "+filepath.Join(dir, "sub", "one.txt", "two.txt")+": not a directory" || errors.Unwrap(err) != re.Err {
 		t.Errorf("the cause: %v", re.Err)
 	}
 	want := []string{
@@ -137,5 +137,33 @@ func TestWriteRollbackStaysInTheRoot(t *testing.T) {
 	}
 	if len(re.Leftovers) == 0 || !strings.HasPrefix(re.Leftovers[0], filepath.Join(dir, "sub", "one.txt")+" (cannot remove it: ") {
 		t.Errorf("leftovers %q", re.Leftovers)
+	}
+}
+
+// A target that is a device, not a folder, is named as what it is; a
+// folder that takes no new files (procfs) is named with the file that
+// could not be made in it, not as a bare "openat NAME".
+func TestWriteTargetsThatAreNotFolders(t *testing.T) {
+	if _, err := os.Stat("/dev/null"); err != nil {
+		t.Skip("no /dev/null")
+	}
+	p := &Plan{Root: "/dev/null", Files: []File{{Path: ".gitignore", Data: []byte("x")}}}
+	_, err := Write(p, false)
+	var nf *NotAFolderError
+	if !errors.As(err, &nf) || err.Error() != "/dev/null is a character device, not a folder" {
+		t.Errorf("/dev/null: %v", err)
+	}
+	p = &Plan{Root: "/dev/null/sub", Files: p.Files}
+	if _, err := Write(p, false); err == nil || err.Error() != "cannot write into /dev/null/sub: /dev/null is a character device, not a folder" {
+		t.Errorf("/dev/null/sub: %v", err)
+	}
+	if fi, err := os.Stat("/proc/self"); err != nil || !fi.IsDir() {
+		t.Skip("no /proc")
+	}
+	p = &Plan{Root: "/proc/self", Files: p.Files}
+	_, err = Write(p, false)
+	var we *WriteError
+	if !errors.As(err, &we) || we.Path != "/proc/self/.gitignore" || !strings.HasPrefix(err.Error(), "cannot create /proc/self/.gitignore: no such file or directory (/proc/self does not take new files") {
+		t.Errorf("/proc/self: %v", err)
 	}
 }
