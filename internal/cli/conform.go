@@ -113,7 +113,7 @@ cases it left are reported as not run).`,
 	f.IntVar(&opts.parallel, "parallel", 4, "how many cases run at once")
 	f.DurationVar(&opts.timeout, "timeout", 0, "time limit of every case (default: each case's own, 10s for most)")
 	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
-	f.BoolVarP(&opts.verbose, "verbose", "v", false, "with --format text: list passed cases too")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passed cases too: in the report with --format text, and in the progress on stderr off a terminal")
 	addBridgeFlag(cmd, &opts.bridge, "command that starts your bridge (implies --store bridge)")
 	f.BoolVar(&opts.realTTLs, "real-ttls", false, "with --store bridge: do not move the bridge's clock even if it offers one; the TTL cases wait for real TTLs of seconds")
 	addPGFlags(cmd, &opts.pg)
@@ -260,7 +260,7 @@ func runCases(ctx context.Context, opts *conformOptions, store conform.Store, ca
 	}
 	errw := &syncWriter{w: app.Err}
 	var done, running atomic.Int64
-	plain := plainProgress(app, errw)
+	plain := plainProgress(app, errw, app.ErrTTY || opts.verbose)
 	sel.OnEvent = func(e conform.Event) {
 		if e.Done {
 			done.Add(1)

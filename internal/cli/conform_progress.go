@@ -26,9 +26,11 @@ func liveView(app *App) bool {
 	return app.ErrTTY && app.getenv("TERM") != "dumb"
 }
 
-// plainProgress prints one line on stderr per finished case: the view for
-// logs and pipes.
-func plainProgress(app *App, w io.Writer) func(conform.Event) {
+// plainProgress prints a line on stderr per finished case that failed,
+// was skipped or did not run: the view for logs and pipes. A line per
+// passed case too when passed is set (stderr is a terminal, or -v): a log
+// of a hundred ok lines hides the few that matter.
+func plainProgress(app *App, w io.Writer, passed bool) func(conform.Event) {
 	st := app.ErrStyle
 	return func(e conform.Event) {
 		if !e.Done {
@@ -37,6 +39,9 @@ func plainProgress(app *App, w io.Writer) func(conform.Event) {
 		r := e.Result
 		switch r.Outcome {
 		case conform.Pass:
+			if !passed {
+				return
+			}
 			fmt.Fprintf(w, "%s %s %s\n", st.Green(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
 		case conform.Fail:
 			fmt.Fprintf(w, "%s %s %s\n", st.Red(r.Outcome.Mark()), r.ID, st.Dim(fmtDur(r.Elapsed)))
