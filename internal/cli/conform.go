@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,6 +44,9 @@ type conformOptions struct {
 	realTTLs   bool
 	pg         pgFlags
 	blocks     string
+
+	// storeSet says --store was given (or implied by --bridge).
+	storeSet bool
 
 	bench        bool
 	benchAppends int
@@ -90,6 +94,7 @@ cases it left are reported as not run).`,
 			if err := opts.bridge.parse(c); err != nil {
 				return err
 			}
+			opts.storeSet = c.Flags().Changed("store") || opts.bridge.set
 			if !c.Flags().Changed("store") && opts.bridge.set {
 				opts.store = "bridge"
 			}
@@ -210,6 +215,7 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	if opts.list {
 		return listCases(opts, opts.cases)
 	}
+	storeNote(opts)
 	store, closeStore, err := openStore(ctx, opts)
 	if err != nil {
 		return err
@@ -245,6 +251,30 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 		return err
 	}
 	return conformOutcome(opts, store, rep)
+}
+
+// storeNote says, before anything runs, what a run with the default store
+// checks when it runs inside an adapter (a bsadapter.json that names a
+// bridge): the blocks, not the adapter, which --store=bridge checks.
+func storeNote(opts *conformOptions) {
+	if opts.storeSet || opts.store != "pg" {
+		return
+	}
+	app := opts.app
+	ws, err := app.Workspace("")
+	if err != nil || ws.cfg == nil || len(ws.cfg.Bridge.Command) == 0 {
+		// A broken bsadapter.json is reported where it is needed.
+		return
+	}
+	what := "the embedded blocks"
+	switch {
+	case opts.blocks != "":
+		what = "the blocks in " + opts.blocks
+	case ws.cfg.Blocks != "":
+		what = "the blocks in " + filepath.Join(ws.cfg.Dir, ws.cfg.Blocks)
+	}
+	fmt.Fprintf(app.Err, "%s checking %s (store pg, the default), not this adapter: %s names its bridge; run 'bsadapter conform --store=bridge' to check the adapter\n",
+		app.ErrStyle.Yellow("note:"), what, ws.cfg.Path)
 }
 
 // runCases runs the cases with progress on stderr: the live view on a
