@@ -11,6 +11,13 @@ import (
 // working. A CI log that shows nothing for half a minute looks hung.
 var heartbeatEvery = 5 * time.Second
 
+// heartbeatTicks returns the ticks a heartbeat writes a line on, and the
+// function that stops them. Tests replace it with ticks of their own.
+var heartbeatTicks = func(every time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(every)
+	return t.C, t.Stop
+}
+
 // syncWriter serialises whole writes, so that progress lines from several
 // goroutines never interleave.
 type syncWriter struct {
@@ -35,16 +42,24 @@ func heartbeat(app *App, w io.Writer, name string, status func() string) (stop f
 	start := time.Now()
 	done := make(chan struct{})
 	finished := make(chan struct{})
+	ticks, stopTicks := heartbeatTicks(heartbeatEvery)
+	beat := func() { fmt.Fprintf(w, "%s: %s, %s so far\n", name, status(), time.Since(start).Round(time.Second)) }
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(heartbeatEvery)
-		defer t.Stop()
+		defer stopTicks()
 		for {
+			// A tick that is due is written even when stop came too.
+			select {
+			case <-ticks:
+				beat()
+				continue
+			default:
+			}
 			select {
 			case <-done:
 				return
-			case <-t.C:
-				fmt.Fprintf(w, "%s: %s, %s so far\n", name, status(), time.Since(start).Round(time.Second))
+			case <-ticks:
+				beat()
 			}
 		}
 	}()

@@ -11,18 +11,20 @@ import (
 )
 
 // TestHeartbeat: off a terminal, check-fixtures and conform say every
-// heartbeatEvery how far they are; on one they do not.
+// heartbeatEvery how far they are; on one they do not. The heartbeat's
+// ticks are the test's: one is due before the run starts, so the outcome
+// does not depend on how long the run takes, on any machine.
 func TestHeartbeat(t *testing.T) {
-	old := heartbeatEvery
-	heartbeatEvery = time.Millisecond
-	defer func() { heartbeatEvery = old }()
+	old := heartbeatTicks
+	heartbeatTicks = func(time.Duration) (<-chan time.Time, func()) {
+		due := make(chan time.Time, 1)
+		due <- time.Now()
+		return due, func() {}
+	}
+	defer func() { heartbeatTicks = old }()
 
 	dir := t.TempDir()
-	var b strings.Builder
-	for i := 0; i < 3000; i++ {
-		b.WriteString(`{"id":"m","role":"user","parts":[{"type":"text","text":"hi"}]}` + "\n")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "many.jsonl"), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "one.jsonl"), []byte(`{"id":"m","role":"user","parts":[{"type":"text","text":"hi"}]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := func(string) (string, bool) { return "", false }
@@ -47,6 +49,28 @@ func TestHeartbeat(t *testing.T) {
 			if got := tc.line.MatchString(errb.String()); got == tty {
 				t.Errorf("%v, stderr a terminal %v: progress line %v; stderr:\n%s", tc.args, tty, got, errb.String())
 			}
+		}
+	}
+}
+
+// A tick that is due when the run stops is written: whether the heartbeat
+// goroutine ran before stop or not does not change what it writes.
+func TestHeartbeatDueTickIsWritten(t *testing.T) {
+	old := heartbeatTicks
+	defer func() { heartbeatTicks = old }()
+	heartbeatTicks = func(time.Duration) (<-chan time.Time, func()) {
+		due := make(chan time.Time, 1)
+		due <- time.Now()
+		return due, func() {}
+	}
+	app := &App{Stdio: Stdio{ErrTTY: false}}
+	line := regexp.MustCompile(`^run: busy, \d+s so far\n$`)
+	for i := 0; i < 200; i++ {
+		var b bytes.Buffer
+		stop := heartbeat(app, &b, "run", func() string { return "busy" })
+		stop()
+		if !line.MatchString(b.String()) {
+			t.Fatalf("round %d: wrote %q", i, b.String())
 		}
 	}
 }
