@@ -66,7 +66,8 @@ const exitCodesHelp = `bsadapter uses the same exit codes for every command and 
   1    the checks ran and something failed (an invalid fixture, a failed
        conformance case, a snapshot that no longer matches)
   2    usage or environment error: a bad flag or argument, an unreadable
-       file, a bridge that would not start, no PostgreSQL to be had
+       file, a bridge that would not start, no PostgreSQL to be had,
+       output that cannot be written
   130  interrupted (Ctrl-C, SIGTERM or SIGHUP); everything started was
        cleaned up
 
