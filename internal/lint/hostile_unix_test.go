@@ -86,3 +86,12 @@ func waitOrRelease(done <-chan error, pipe string) (error, bool) {
 		}
 	}
 }
+
+// A device given as the adapter's folder is called what it is.
+func TestDeviceAsFolder(t *testing.T) {
+	_, err := Run(context.Background(), Options{Dir: "/dev/null"})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "/dev/null is a character device, not a folder") {
+		t.Fatalf("lint /dev/null: %v", err)
+	}
+}
