@@ -4,6 +4,10 @@
 // chat-state suite can be shown to catch it:
 //   --bug=release-ignores-token  releaseLock frees the lock whatever the token
 //   --bug=lock-check-then-set    acquireLock awaits between its check and its write
+//                                (until another acquisition of the thread has
+//                                passed its check too, or a quarter second:
+//                                racing calls meet however the machine
+//                                schedules them)
 //   --bug=null-is-a-miss         setIfNotExists overwrites a stored null
 //   --bug=list-cap-keeps-oldest  appendToList past maxLength drops the new value
 //   --bug=queue-counts-expired   expired queue entries count and dequeue
@@ -68,6 +72,27 @@ const liveList = (key) => {
   }
   return l;
 };
+// meetRival waits, after a lock check, for another acquisition of the same
+// thread to pass its check as well (or a quarter second): both then write.
+const rivals = new Map(); // threadId -> the release of the one waiting
+const meetRival = (threadId) =>
+  new Promise((resolve) => {
+    const waiting = rivals.get(threadId);
+    if (waiting) {
+      rivals.delete(threadId);
+      waiting();
+      resolve();
+      return;
+    }
+    const timer = setTimeout(() => {
+      rivals.delete(threadId);
+      resolve();
+    }, 250);
+    rivals.set(threadId, () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 const expiry = (ttlMs) => (ttlMs > 0 && bug !== "set-ignores-ttl" ? now() + ttlMs : null);
 
 const chatState = {
@@ -82,7 +107,7 @@ const chatState = {
   },
   async acquireLock({ threadId, ttlMs }) {
     if (liveLock(threadId)) return { lock: null };
-    if (bug === "lock-check-then-set") await new Promise((r) => setTimeout(r, 5));
+    if (bug === "lock-check-then-set") await meetRival(threadId);
     const lock = { threadId, token: randomUUID(), expiresAt: now() + ttlMs };
     locks.set(threadId, lock);
     return { lock };
