@@ -2,6 +2,7 @@ package blocks_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/bsadapter/bsadapter/blocks"
@@ -116,5 +117,68 @@ func TestAccessModuleRecordsAuditEvents(t *testing.T) {
 	for _, q := range []string{"select count(*) from better_supabase.audit_events", "select better_supabase.audit_event('thing.done')"} {
 		_, err := conn.Exec(ctx, q)
 		wantRefused(t, "authenticated: "+q, err, "42501", "")
+	}
+}
+
+// can_user answers for the member it names, not for the caller, and only
+// the service role (and the blocks' own functions) may ask it.
+func TestAccessModuleCanUser(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	if _, err := blocks.Install(ctx, conn, blocks.AccessModule); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		member = "11111111-1111-4111-8111-111111111111"
+		other  = "22222222-2222-4222-8222-222222222222"
+		tenant = "a0000000-0000-4000-8000-00000000000a"
+	)
+	if _, err := conn.Exec(ctx, `insert into auth.users (id) values ($1), ($2)`, member, other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `insert into better_supabase.tenant_permissions (tenant_id, user_id, permission) values ($1, $2, 'workflow.run')`, tenant, member); err != nil {
+		t.Fatal(err)
+	}
+	var holds, otherHolds, otherPerm, otherTenant, otherScope bool
+	// Asked as the service role, whose claims name no user at all.
+	if err := conn.QueryRow(ctx, `select set_config('request.jwt.claims', '{"role":"service_role"}', true)`).Scan(new(string)); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `set local role service_role`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(ctx, `select
+		better_supabase.can_user($1, 'tenant', $3, 'workflow.run'),
+		better_supabase.can_user($2, 'tenant', $3, 'workflow.run'),
+		better_supabase.can_user($1, 'tenant', $3, 'workflow.read'),
+		better_supabase.can_user($1, 'tenant', gen_random_uuid(), 'workflow.run'),
+		better_supabase.can_user($1, 'platform', $3, 'workflow.run')`, member, other, tenant).
+		Scan(&holds, &otherHolds, &otherPerm, &otherTenant, &otherScope); err != nil {
+		t.Fatal(err)
+	}
+	if !holds || otherHolds || otherPerm || otherTenant || otherScope {
+		t.Errorf("can_user: member %v, another user %v, another permission %v, another tenant %v, scope platform %v; want true, then false for the rest",
+			holds, otherHolds, otherPerm, otherTenant, otherScope)
+	}
+	tx.Rollback(ctx)
+	for _, role := range []string{"authenticated", "anon"} {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tx.Exec(ctx, "set local role "+role)
+		if err == nil {
+			_, err = tx.Exec(ctx, "select better_supabase.can_user($1, 'tenant', $2, 'workflow.run')", member, tenant)
+		}
+		tx.Rollback(ctx)
+		if err == nil || !strings.Contains(err.Error(), "42501") {
+			t.Errorf("%s asked can_user: %v, want a privilege error (42501)", role, err)
+		}
 	}
 }

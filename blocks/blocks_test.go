@@ -32,7 +32,7 @@ var wantModules = []struct {
 	functions     []string
 }{
 	{"supabase-base", "1", []string{"auth.jwt", "auth.uid", "auth.role"}},
-	{"access", "2", []string{"can", "tenant_ids_with", "audit_event", "tenant_entitlements"}},
+	{"access", "3", []string{"can", "tenant_ids_with", "can_user", "audit_event", "tenant_entitlements"}},
 	{"vault", "1", []string{"vault.create_secret", "vault.update_secret"}},
 	{"credentials", "1", []string{"credential_get", "credential_set", "credential_delete"}},
 	{"streams", "1", []string{"stream_open", "stream_append", "stream_read", "stream_status", "stream_close", "stream_cancel", "purge_streams"}},
@@ -165,7 +165,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@2", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "streams@1", "supabase-base@1", "vault@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@3", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "streams@1", "supabase-base@1", "vault@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 

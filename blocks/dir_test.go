@@ -44,7 +44,7 @@ func TestLoadDirUpstreamHeaders(t *testing.T) {
 	}
 	want := []string{
 		"supabase-base@1 managed <>",
-		"access@2 custom <supabase-base>",
+		"access@3 custom <supabase-base>",
 		"streams@1 managed <supabase-base,access>",
 		"workflows@1 managed <supabase-base,access,streams>",
 		"ai-chat@2 custom <supabase-base,access,workflows>",

@@ -1,12 +1,13 @@
 -- bsadapter block: access
--- version: 2
+-- version: 3
 -- requires: supabase-base
 -- mode: custom
 --
 -- A small stand-in for better-supabase's tenant, access and audit modules,
 -- for a database that has none: the blocks ask better_supabase.can(scope,
--- id, permission) and better_supabase.tenant_ids_with(permission) who may
--- do what, log through better_supabase.audit_event(...) and read plans
+-- id, permission), better_supabase.tenant_ids_with(permission) and
+-- better_supabase.can_user(member, scope, id, permission) who may do
+-- what, log through better_supabase.audit_event(...) and read plans
 -- through better_supabase.tenant_entitlements(tenant). Here a user holds a
 -- permission in a tenant when better_supabase.tenant_permissions has the
 -- row (tenant_id, user_id, permission); permissions are independent of one
@@ -84,6 +85,35 @@ begin
     execute pg_catalog.format('comment on function better_supabase.tenant_ids_with(text) is %L', mark);
     revoke all on function better_supabase.tenant_ids_with(text) from public, anon, authenticated, service_role;
     grant execute on function better_supabase.tenant_ids_with(text) to anon, authenticated, service_role;
+  end if;
+
+  -- The same question asked for another user (the access module's
+  -- can_user): blocks that act for someone else, such as a run registry
+  -- keeping a run's tenant only when its actor may start runs there, ask it.
+  execute ours_or_missing into ok using mark, 'better_supabase.can_user(uuid,text,uuid,text)';
+  if ok and pg_catalog.to_regclass('better_supabase.tenant_permissions') is not null then
+    create or replace function better_supabase.can_user(member uuid, scope text, scope_id uuid, permission text)
+    returns boolean language sql stable security definer set search_path = '' as $fn$
+      select coalesce(can_user.scope = 'tenant' and exists (
+        select from better_supabase.tenant_permissions g
+        where g.tenant_id = can_user.scope_id
+          and g.user_id = can_user.member
+          and g.permission = can_user.permission), false)
+    $fn$;
+  elsif ok then
+    -- The database decides can() itself and has no table to read: no
+    -- answer for anyone else.
+    create or replace function better_supabase.can_user(member uuid, scope text, scope_id uuid, permission text)
+    returns boolean language sql stable security definer set search_path = '' as $fn$
+      select false
+    $fn$;
+  end if;
+  if ok then
+    execute pg_catalog.format('comment on function better_supabase.can_user(uuid, text, uuid, text) is %L', mark);
+    -- Who holds what is not for members to ask about each other: the
+    -- blocks' own functions (run as their owner) and the server ask.
+    revoke all on function better_supabase.can_user(uuid, text, uuid, text) from public, anon, authenticated, service_role;
+    grant execute on function better_supabase.can_user(uuid, text, uuid, text) to service_role;
   end if;
 
   -- Audit events: one row each, for the server (the service role) to read.
