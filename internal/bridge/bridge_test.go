@@ -35,7 +35,10 @@ var kinds = []bridgeKind{{"go", goBridgeCmd}, {"node", nodeBridgeCmd}}
 
 func start(t *testing.T, ctx context.Context, argv []string, mod ...func(*Options)) *Client {
 	t.Helper()
-	opts := Options{Command: argv, Timeout: 10 * time.Second, ClientVersion: "0.0.0-test"}
+	// A request's bound is one a slow, busy machine still meets (a 16 MiB
+	// message takes seconds there); the tests of the timeout itself set
+	// their own short one.
+	opts := Options{Command: argv, Timeout: 5 * time.Minute, ClientVersion: "0.0.0-test"}
 	for _, m := range mod {
 		m(&opts)
 	}

@@ -66,7 +66,7 @@ func startBridge(t *testing.T, dir string) *bridge.Client {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	c, err := bridge.Start(ctx, bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Jobs: 64, Timeout: 20 * time.Second})
+	c, err := bridge.Start(ctx, bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Jobs: 64, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("start bridge: %v", err)
 	}
@@ -641,7 +641,7 @@ func TestBridgeConformance(t *testing.T) {
 			if real {
 				opts = append(opts, bridgestore.RealTTLs())
 			}
-			st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Timeout: 20 * time.Second}, opts...)
+			st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Timeout: 2 * time.Minute}, opts...)
 			if err != nil {
 				t.Fatalf("start bridge: %v", err)
 			}

@@ -82,7 +82,7 @@ func TestPublishedStateAdapters(t *testing.T) {
 			if tc.redis {
 				env = append(env, "REDIS_URL="+testenv.Redis(t))
 			}
-			opts := bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Env: env, Timeout: 20 * time.Second}
+			opts := bridge.Options{Command: []string{tsx, "bsadapter.bridge.ts"}, Dir: dir, Env: env, Timeout: 2 * time.Minute}
 
 			// What the bridge declares for the store it was handed.
 			c, err := bridge.Start(t.Context(), opts)

@@ -28,7 +28,7 @@ func nodeStore(t *testing.T, flags ...string) conform.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 20 * time.Second})
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("start the node store: %v", err)
 	}
@@ -217,7 +217,7 @@ func TestBridgeUnknownExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, flag := range []string{"--expiry=redis", "--expiry"} {
-		st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{node, script, flag}, Timeout: 20 * time.Second})
+		st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{node, script, flag}, Timeout: 2 * time.Minute})
 		if err == nil {
 			st.Close()
 			t.Errorf("%s: the store started", flag)

@@ -229,7 +229,7 @@ func TestBridgeChatStateBadDeclarations(t *testing.T) {
 		{`--clock="yes"`, []string{"capabilities.clock", "a list of the groups"}},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
-			st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{node, path, tc.flag}, Timeout: 20 * time.Second})
+			st, err := bridgestore.New(t.Context(), bridge.Options{Command: []string{node, path, tc.flag}, Timeout: 2 * time.Minute})
 			if err == nil {
 				st.Close()
 				t.Fatal("the bridge started")

@@ -32,7 +32,7 @@ func nodeBridgeWith(t *testing.T, script, what string, opts []bridgestore.Option
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, path}, flags...), Timeout: 20 * time.Second}, opts...)
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, path}, flags...), Timeout: 2 * time.Minute}, opts...)
 	if err != nil {
 		t.Fatalf("start %s: %v", what, err)
 	}
