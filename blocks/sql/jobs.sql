@@ -58,6 +58,8 @@ begin
   execute pg_catalog.format('comment on table better_supabase._standin_jobs is %L', mark);
   alter table better_supabase._standin_jobs enable row level security;
   revoke all on table better_supabase._standin_jobs from public, anon, authenticated, service_role;
+  execute pg_catalog.format('revoke all on sequence %s from public, anon, authenticated, service_role',
+    pg_catalog.pg_get_serial_sequence('better_supabase._standin_jobs', 'id'));
   grant select on table better_supabase._standin_jobs to service_role;
   if not exists (select from pg_catalog.pg_policies where schemaname = 'better_supabase'
                  and tablename = '_standin_jobs' and policyname = 'standin_jobs_service_read') then

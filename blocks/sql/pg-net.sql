@@ -25,7 +25,7 @@ begin
   end if;
 
   create schema if not exists net;
-  revoke all on schema net from public, anon, authenticated;
+  revoke all on schema net from public, anon, authenticated, service_role;
   grant usage on schema net to service_role;
 
   create table if not exists net._standin_requests (
@@ -40,6 +40,8 @@ begin
   execute pg_catalog.format('comment on table net._standin_requests is %L', mark);
   alter table net._standin_requests enable row level security;
   revoke all on table net._standin_requests from public, anon, authenticated, service_role;
+  execute pg_catalog.format('revoke all on sequence %s from public, anon, authenticated, service_role',
+    pg_catalog.pg_get_serial_sequence('net._standin_requests', 'id'));
   grant select on table net._standin_requests to service_role;
   if not exists (select from pg_catalog.pg_policies where schemaname = 'net'
                  and tablename = '_standin_requests' and policyname = 'standin_requests_service_read') then

@@ -251,7 +251,7 @@ create index if not exists workflow_waits_run_id_index on workflow.workflow_wait
 -- has every right, and row-level security, on with no policy, keeps any
 -- other role that is given a table out of its rows.
 
-revoke all on schema workflow from public, anon, authenticated;
+revoke all on schema workflow from public, anon, authenticated, service_role;
 grant usage on schema workflow to service_role;
 
 do $rights$
@@ -268,6 +268,7 @@ begin
   end loop;
 end
 $rights$;
+revoke all on all sequences in schema workflow from public, anon, authenticated, service_role;
 grant usage, select on all sequences in schema workflow to service_role;
 
 -- ----------------------------------------------------------------- mirror
