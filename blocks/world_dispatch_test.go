@@ -122,3 +122,25 @@ func jsonEqual(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// A World run whose bs.actor is a uuid no user has cannot be mirrored (the
+// registry's actors are users), so the World's own insert fails with the
+// foreign key's error and leaves nothing behind; docs/blocks.md lists it.
+func TestWorldMirrorRefusesAnUnknownActor(t *testing.T) {
+	s, db := pgtest.EmptyDB(t)
+	conn := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	if _, err := blocks.Install(ctx, conn, "workflow-sdk-world"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	err := asService(ctx, conn, `with i as (insert into workflow.workflow_runs (id, deployment_id, status, name, attributes)
+		values ('wrun_1', 'dpl', 'pending', 'wf', '{"bs.actor": "dead0000-0000-4000-8000-000000000000"}') returning 1)
+		select count(*) from i`, &n)
+	if pgCode(err) != "23503" {
+		t.Fatalf("insert with an unknown actor: %v, want 23503", err)
+	}
+	if exists(t, conn, "select exists (select from workflow.workflow_runs) or exists (select from better_supabase.workflow_runs)") {
+		t.Error("the refused insert left a row")
+	}
+}
