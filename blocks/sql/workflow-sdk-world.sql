@@ -316,9 +316,9 @@ begin
 end
 $$;
 
--- Only the columns the registry shows: an update of output or of times
--- alone (the World touches updated_at and completed_at with every step) is
--- not reported again.
+-- Only updates that name a column the report depends on fire it: one of
+-- output or of timestamps alone is not reported again (the World sets
+-- started_at and completed_at in the same update as the status).
 drop trigger if exists bs_workflow_sdk_runs_mirror on workflow.workflow_runs;
 create trigger bs_workflow_sdk_runs_mirror
   after insert or update of status, attributes, error on workflow.workflow_runs
