@@ -1,7 +1,8 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
-// adapters against (supabase-base, access, vault, streams, ai-chat,
-// chat-sdk-state, credentials, workflows), lists them with their versions,
-// dependencies and functions, and installs them into a PostgreSQL database.
+// adapters against (supabase-base, access, vault, jobs, pg-net, streams,
+// ai-chat, chat-sdk-state, credentials, workflows, workflow-sdk-world),
+// lists them with their versions, dependencies and functions, and installs
+// them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in
 // its own transaction, in dependency order, and recorded in
@@ -42,7 +43,8 @@ type Module struct {
 	Version string `json:"version"`
 	// Mode is what the registry records: "managed" for a module that
 	// follows better-supabase's own SQL, "custom" for a stand-in that
-	// implements one of its contracts (the access and vault modules).
+	// implements one of its contracts (the access, vault, jobs and pg-net
+	// modules).
 	Mode string `json:"mode"`
 	// Requires names the modules that must be installed first.
 	Requires []string `json:"requires"`
@@ -382,10 +384,32 @@ const VaultModule = "vault"
 const vaultCheck = "pg_catalog.to_regclass('vault.secrets') is not null\n" +
 	"and coalesce(pg_catalog.obj_description(pg_catalog.to_regclass('vault.secrets'), 'pg_class'), '') <> 'bsadapter vault stand-in'"
 
+// JobsModule is the stand-in for better-supabase's jobs module
+// (enqueue_job, claim_jobs), for the workflow-sdk-world block's deliveries
+// on a database without one.
+const JobsModule = "jobs"
+
+// jobsCheck is true in a database with enqueue_job or claim_jobs of its
+// own: a better-supabase project with the jobs module.
+const jobsCheck = "exists (select from (values (pg_catalog.to_regprocedure('better_supabase.enqueue_job(text,jsonb,integer,integer,text,boolean)')),\n" +
+	"  (pg_catalog.to_regprocedure('better_supabase.claim_jobs(text,integer,integer)'))) f(p)\n" +
+	"  where f.p is not null and coalesce(pg_catalog.obj_description(f.p, 'pg_proc'), '') <> 'bsadapter jobs stand-in')"
+
+// PgNetModule is the stand-in for Supabase's pg_net (net.http_post), which
+// records the requests instead of sending them.
+const PgNetModule = "pg-net"
+
+// pgNetCheck is true in a database with pg_net of its own.
+const pgNetCheck = "exists (select from pg_catalog.pg_extension where extname = 'pg_net')\n" +
+	"or (pg_catalog.to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null\n" +
+	"  and coalesce(pg_catalog.obj_description(pg_catalog.to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)'), 'pg_proc'), '') <> 'bsadapter pg_net stand-in')"
+
 // isStandIn says whether module stands in for pieces a database may have
 // of its own: its SQL runs everywhere, filling in only what is missing,
 // and it is recorded only where the pieces are its own.
-func isStandIn(module string) bool { return module == AccessModule || module == VaultModule }
+func isStandIn(module string) bool {
+	return module == AccessModule || module == VaultModule || module == JobsModule || module == PgNetModule
+}
 
 // accessCheck is true in a database whose better_supabase.can is not the
 // access module's: a better-supabase project with its own access module.
@@ -403,6 +427,10 @@ func providedBy(module string) (check, what string) {
 		return accessCheck, "an access module"
 	case VaultModule:
 		return vaultCheck, "a Vault"
+	case JobsModule:
+		return jobsCheck, "a jobs module"
+	case PgNetModule:
+		return pgNetCheck, "pg_net"
 	}
 	return "", ""
 }

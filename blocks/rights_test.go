@@ -46,6 +46,11 @@ var wantSignatures = map[string]struct{ args, result string }{
 	"better_supabase.tenant_ids_with":               {"permission text", "SETOF uuid"},
 	"better_supabase.audit_event":                   {"event_type text, category text = null, outcome text = 'success', source text = null, target_type text = null, record_id text = null, tenant uuid = null, metadata jsonb = '{}', idempotency_key text = null, restricted jsonb = null, actor_id uuid = null, summary text = null, target_label text = null, correlation_id text = null", "text"},
 	"better_supabase.tenant_entitlements":           {"tenant uuid", "text[]"},
+	"better_supabase.can_user":                      {"member uuid, scope text, scope_id uuid, permission text", "boolean"},
+	"better_supabase.enqueue_job":                   {"queue text, payload jsonb = '{}', delay integer = 0, max_attempts integer = 5, dedupe_key text = null, dedupe_running boolean = true", "bigint"},
+	"better_supabase.claim_jobs":                    {"queue text, lease integer = 300, batch integer = 1", "TABLE(id bigint, attempts integer, enqueued_at timestamp with time zone, visible_until timestamp with time zone, message jsonb)"},
+	"better_supabase.workflow_sdk_mirror_run":       {"", "trigger"},
+	"better_supabase.dispatch_workflow_deliveries":  {"batch integer = 20", "integer"},
 	"better_supabase.credential_get":                {"provider text, name text", "text"},
 	"better_supabase.credential_set":                {"provider text, name text, secret text, description text = null", "uuid"},
 	"better_supabase.credential_delete":             {"provider text, name text", "boolean"},
@@ -178,7 +183,8 @@ func checkExecuteRights(t *testing.T, conn *pgx.Conn) {
 			want := false
 			switch {
 			case role == "service_role":
-				want = !strings.HasPrefix(fn, "_") || fn == "_ai_parts_valid" || fn == "_workflow_run_json" || fn == "_workflow_schedule_json" || fn == "_uuid_or_null" || fn == "_stream_ping"
+				// A trigger function is for its trigger alone.
+				want = (!strings.HasPrefix(fn, "_") && fn != "workflow_sdk_mirror_run") || fn == "_ai_parts_valid" || fn == "_workflow_run_json" || fn == "_workflow_schedule_json" || fn == "_uuid_or_null" || fn == "_stream_ping"
 			default:
 				for _, f := range mayExecute[role] {
 					want = want || f == fn

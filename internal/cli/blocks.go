@@ -20,10 +20,12 @@ func newBlocksCmd(app *App) *cobra.Command {
 		Short: "List, print or install the embedded better-supabase blocks",
 		Long: `bsadapter embeds the better-supabase blocks its conformance suites run
 against: supabase-base (the Supabase roles and auth pieces, for plain
-PostgreSQL), access and vault (stand-ins for better-supabase's access
-module and Supabase Vault, where the database has none), streams, ai-chat,
-chat-sdk-state, credentials and workflows, in schema better_supabase (the
-Vault stand-in in schema vault).`,
+PostgreSQL), access, vault, jobs and pg-net (stand-ins for better-supabase's
+access and jobs modules, Supabase Vault and pg_net, where the database has
+none), streams, ai-chat, chat-sdk-state, credentials, workflows and
+workflow-sdk-world, in schema better_supabase (the Vault stand-in in schema
+vault, the pg_net stand-in in net, the Workflow SDK World's tables in
+workflow).`,
 	}
 	cmd.AddCommand(newBlocksListCmd(app, nil), newBlocksSQLCmd(app, nil), newBlocksInstallCmd(app, nil))
 	return cmd

@@ -175,7 +175,7 @@ func TestBlocksInstallFromAFolder(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	if out != "supabase-base 1: installed\naccess 2: installed\nstreams 1: installed\n" || !strings.Contains(errOut, "from "+good) {
+	if out != "supabase-base 1: installed\naccess 3: installed\nstreams 1: installed\n" || !strings.Contains(errOut, "from "+good) {
 		t.Errorf("install printed:\n%s%s", out, errOut)
 	}
 	conn := pgtest.Conn(t, s, db)
