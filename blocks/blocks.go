@@ -1,6 +1,6 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
 // adapters against (supabase-base, access, vault, streams, ai-chat,
-// chat-sdk-state, credentials, workflows), lists them with their versions,
+// chat-sdk-state, credentials, workflows, workflow-builder), lists them with their versions,
 // dependencies and functions, and installs them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in

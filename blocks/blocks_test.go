@@ -21,7 +21,7 @@ func TestEmbeddedFS(t *testing.T) {
 	if err := blocks.LoadError(); err != nil {
 		t.Fatal(err)
 	}
-	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql", "sql/access.sql", "sql/vault.sql", "sql/credentials.sql"); err != nil {
+	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql", "sql/access.sql", "sql/vault.sql", "sql/credentials.sql", "sql/workflow-builder.sql"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -51,6 +51,7 @@ var wantModules = []struct {
 	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs",
 		"create_workflow_schedule", "workflow_schedules_list", "pause_workflow_schedule", "remove_workflow_schedule", "claim_due_workflow_schedules", "advance_workflow_schedule",
 		"acquire_workflow_semaphore", "release_workflow_semaphore", "workflow_admission_active", "request_workflow_start", "claim_workflow_start_requests", "mark_workflow_start_request"}},
+	{"workflow-builder", "1", builderFunctions},
 }
 
 func TestListInDependencyOrder(t *testing.T) {
@@ -165,7 +166,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@3", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "streams@1", "supabase-base@1", "vault@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@3", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "streams@1", "supabase-base@1", "vault@1", "workflow-builder@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -255,7 +256,7 @@ func TestInstallSubsetThenRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed}
+	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed, "workflow-builder": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {
 		t.Errorf("install all after streams: %v, want %v", got, want)
 	}

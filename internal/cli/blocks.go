@@ -22,8 +22,8 @@ func newBlocksCmd(app *App) *cobra.Command {
 against: supabase-base (the Supabase roles and auth pieces, for plain
 PostgreSQL), access and vault (stand-ins for better-supabase's access
 module and Supabase Vault, where the database has none), streams, ai-chat,
-chat-sdk-state, credentials and workflows, in schema better_supabase (the
-Vault stand-in in schema vault).`,
+chat-sdk-state, credentials, workflows and workflow-builder, in schema
+better_supabase (the Vault stand-in in schema vault).`,
 	}
 	cmd.AddCommand(newBlocksListCmd(app, nil), newBlocksSQLCmd(app, nil), newBlocksInstallCmd(app, nil))
 	return cmd
