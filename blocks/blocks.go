@@ -1,8 +1,8 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
 // adapters against (supabase-base, access, vault, jobs, pg-net, streams,
-// ai-chat, chat-sdk-state, credentials, workflows, workflow-sdk-world),
-// lists them with their versions, dependencies and functions, and installs
-// them into a PostgreSQL database.
+// ai-chat, chat-sdk-state, credentials, workflows, workflow-sdk-world,
+// workflow-builder), lists them with their versions, dependencies and
+// functions, and installs them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in
 // its own transaction, in dependency order, and recorded in

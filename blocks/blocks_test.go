@@ -21,7 +21,7 @@ func TestEmbeddedFS(t *testing.T) {
 	if err := blocks.LoadError(); err != nil {
 		t.Fatal(err)
 	}
-	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql", "sql/access.sql", "sql/vault.sql", "sql/credentials.sql", "sql/jobs.sql", "sql/pg-net.sql", "sql/workflow-sdk-world.sql"); err != nil {
+	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql", "sql/access.sql", "sql/vault.sql", "sql/credentials.sql", "sql/jobs.sql", "sql/pg-net.sql", "sql/workflow-sdk-world.sql", "sql/workflow-builder.sql"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -54,6 +54,7 @@ var wantModules = []struct {
 	{"jobs", "1", []string{"enqueue_job", "claim_jobs"}},
 	{"pg-net", "1", []string{"net.http_post"}},
 	{"workflow-sdk-world", "1", []string{"workflow_sdk_mirror_run", "dispatch_workflow_deliveries"}},
+	{"workflow-builder", "1", builderFunctions},
 }
 
 func TestListInDependencyOrder(t *testing.T) {
@@ -168,7 +169,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@3", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "jobs@1", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@3", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "jobs@1", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "workflow-builder@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -259,7 +260,7 @@ func TestInstallSubsetThenRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed,
-		"jobs": blocks.Installed, "pg-net": blocks.Installed, "workflow-sdk-world": blocks.Installed}
+		"jobs": blocks.Installed, "pg-net": blocks.Installed, "workflow-sdk-world": blocks.Installed, "workflow-builder": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {
 		t.Errorf("install all after streams: %v, want %v", got, want)
 	}

@@ -510,6 +510,13 @@ func waitsOutTTL(p probe) bool {
 	return false
 }
 
+// measuredBeside names, by module, the other modules its corpus was
+// measured with (the probes README): the builder's corpus ran on top of
+// the World's tables, and two of its probes insert World runs.
+var measuredBeside = map[string][]string{
+	"workflow-builder": {"workflow-sdk-world"},
+}
+
 // template returns a database with the module and what it requires, made
 // once per module.
 func (r *probeRun) template(module string) (string, error) {
@@ -537,7 +544,8 @@ func (r *probeRun) template(module string) (string, error) {
 		}
 		// The corpus was measured with the access stand-in beside every
 		// module (its grant steps need the access module's table).
-		_, tp.err = blocks.Install(ctx, conn, module, blocks.AccessModule)
+		mods := append([]string{module, blocks.AccessModule}, measuredBeside[module]...)
+		_, tp.err = blocks.Install(ctx, conn, mods...)
 		if tp.err == nil {
 			_, tp.err = conn.Exec(ctx, probeAuditView)
 		}

@@ -40,6 +40,8 @@ begin
   where e.extname = 'pgcrypto';
   if crypto is null then
     create schema if not exists extensions;
+    -- As on Supabase, the API roles may use what schema extensions holds.
+    grant usage on schema extensions to anon, authenticated, service_role;
     create extension pgcrypto with schema extensions;
     crypto := 'extensions';
   end if;

@@ -22,10 +22,10 @@ func newBlocksCmd(app *App) *cobra.Command {
 against: supabase-base (the Supabase roles and auth pieces, for plain
 PostgreSQL), access, vault, jobs and pg-net (stand-ins for better-supabase's
 access and jobs modules, Supabase Vault and pg_net, where the database has
-none), streams, ai-chat, chat-sdk-state, credentials, workflows and
-workflow-sdk-world, in schema better_supabase (the Vault stand-in in schema
-vault, the pg_net stand-in in net, the Workflow SDK World's tables in
-workflow).`,
+none), streams, ai-chat, chat-sdk-state, credentials, workflows,
+workflow-sdk-world and workflow-builder, in schema better_supabase (the
+Vault stand-in in schema vault, the pg_net stand-in in net, the Workflow
+SDK World's tables in workflow).`,
 	}
 	cmd.AddCommand(newBlocksListCmd(app, nil), newBlocksSQLCmd(app, nil), newBlocksInstallCmd(app, nil))
 	return cmd
