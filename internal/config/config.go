@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/filekind"
 )
 
 // FileName is the name of the adapter config file.
@@ -179,20 +181,7 @@ func regular(path string, st fs.FileInfo) error {
 	if mode.IsRegular() {
 		return nil
 	}
-	kind := "not a regular file"
-	switch {
-	case mode.IsDir():
-		kind = "a folder"
-	case mode&fs.ModeNamedPipe != 0:
-		kind = "a named pipe"
-	case mode&fs.ModeCharDevice != 0:
-		kind = "a character device"
-	case mode&fs.ModeDevice != 0:
-		kind = "a device"
-	case mode&fs.ModeSocket != 0:
-		kind = "a socket"
-	}
-	return fmt.Errorf("%s is %s, not a regular file, so it is not read (a pipe would wait for ever, a device never ends); make it a regular file holding a JSON object, or remove it", path, kind)
+	return fmt.Errorf("%s %s, so it is not read (a pipe would wait for ever, a device never ends); make it a regular file holding a JSON object, or remove it", path, filekind.IsNot(mode, filekind.Regular))
 }
 
 func tooLarge(path string, size int64) error {
