@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/filekind"
 )
 
 // upstreamRe is the header of a better-supabase module file:
@@ -131,19 +133,7 @@ func readModuleFile(path string) ([]byte, error) {
 func checkModuleFile(path string, st os.FileInfo) error {
 	mode := st.Mode()
 	if !mode.IsRegular() {
-		what := "not a regular file"
-		switch {
-		case mode.IsDir():
-			what = "a folder"
-		case mode&os.ModeNamedPipe != 0:
-			what = "a named pipe"
-		case mode&os.ModeCharDevice != 0:
-			what = "a character device"
-		case mode&os.ModeDevice != 0:
-			what = "a device"
-		case mode&os.ModeSocket != 0:
-			what = "a socket"
-		}
+		what := filekind.Of(mode)
 		if target, err := os.Readlink(path); err == nil {
 			what += " (it links to " + target + ")"
 		}

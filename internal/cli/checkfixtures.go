@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/filekind"
 	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/schemas"
 	"github.com/spf13/cobra"
@@ -326,17 +326,6 @@ func bridgePackageFile(dir string) error {
 	if err != nil || st.Mode().IsRegular() {
 		return nil
 	}
-	kind := "not a regular file"
-	switch m := st.Mode(); {
-	case m.IsDir():
-		kind = "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe"
-	case m&fs.ModeDevice != 0:
-		kind = "a device"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	}
-	return envErr(fmt.Errorf("%s is %s, not a regular file: Node reads it to start the bridge, and would wait on it", p, kind),
+	return envErr(fmt.Errorf("%s %s: Node reads it to start the bridge, and would wait on it", p, filekind.IsNot(st.Mode(), filekind.Regular)),
 		"make package.json a regular file (the adapter's npm manifest), or remove it")
 }

@@ -32,6 +32,7 @@
 //	internal/conform
 //	internal/report
 //	internal/bridge internal/pgserver internal/config internal/termsetup blocks schemas templates
+//	internal/filekind
 //
 // cmd/bsadapter is main alone; internal/cli builds the commands on the
 // packages below it, which return values and errors and never print to a
@@ -44,7 +45,8 @@
 // suites they implement, and neither the kit nor a suite imports a
 // store. internal/report is the output layer (JUnit, GitHub annotations,
 // the JSON documents and the result words) that cli, fixtures and conform
-// share.
+// share. internal/filekind, at the bottom, names what a file system entry
+// is (a named pipe, a device, ...) for every message that refuses one.
 //
 // Test support, which only tests import (it may import any layer; no
 // package of a layer imports it, so the binary never links testing):

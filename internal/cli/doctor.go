@@ -25,7 +25,9 @@ type doctorOptions struct {
 }
 
 func newDoctorCmd(app *App, runF func(context.Context, *doctorOptions) error) *cobra.Command {
-	opts := &doctorOptions{app: app}
+	// A broken bsadapter.json is one of doctor's checks: PostgreSQL's
+	// waits go without its postgres section then.
+	opts := &doctorOptions{app: app, pg: pgFlags{configOptional: true}}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check what bsadapter needs on this machine and in this folder",

@@ -201,14 +201,23 @@ func (b *bridgeCommand) startErr(ctx context.Context, err error) error {
 }
 
 // Postgres checks the PostgreSQL flags and turns them into the options
-// of pgserver, with the fetch's progress on stderr. The first call's
-// answer is the run's.
+// of pgserver, with the fetch's progress on stderr; a wait the command
+// line leaves out comes from the postgres section of the nearest
+// bsadapter.json. The first call's answer is the run's.
 func (app *App) Postgres(f *pgFlags) (pgserver.Options, error) {
 	app.parts.pgOnce.Do(func() {
 		f.envDSN = app.getenv("BSADAPTER_DSN")
 		if err := f.validate(); err != nil {
 			app.parts.pgErr = err
 			return
+		}
+		if f.needsConfig() {
+			ws, err := app.Workspace("fix bsadapter.json, or give both --pg-start-timeout and --pg-install-timeout")
+			if err != nil && !f.configOptional {
+				app.parts.pgErr = err
+				return
+			}
+			f.useConfig(ws.cfg)
 		}
 		f.progress = newPGProgress(app.Err, app.ErrTTY)
 		install := newInstallProgress(app.Err, f.installTimeout)
@@ -283,10 +292,10 @@ func explainPGStart(ctx context.Context, opts pgserver.Options, err error) (stri
 }
 
 // timeoutHint is the fix for a wait of PostgreSQL's that ran out: the
-// flag that sets it.
+// flag and the bsadapter.json key that set it.
 func timeoutHint(e *pgserver.TimeoutError) string {
 	if e.StartTimeout() {
-		return "a loaded or slow machine may need longer: raise --pg-start-timeout (it was " + e.Limit.String() + "); the server's own words, if any, are above"
+		return "a loaded or slow machine may need longer: raise --pg-start-timeout or postgres.startTimeout in bsadapter.json (it was " + e.Limit.String() + "); the server's own words, if any, are above"
 	}
-	return "a module that waits (on a lock, in pg_sleep) does not end by itself: fix it; if it is only slow, raise --pg-install-timeout (it was " + e.Limit.String() + ")"
+	return "a module that waits (on a lock, in pg_sleep) does not end by itself: fix it; if it is only slow, raise --pg-install-timeout or postgres.installTimeout in bsadapter.json (it was " + e.Limit.String() + ")"
 }

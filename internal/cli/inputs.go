@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/config"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/spf13/cobra"
 )
@@ -75,15 +76,21 @@ type pgFlags struct {
 	dsn      string
 	image    string
 	// startTimeout and installTimeout bound PostgreSQL's start and the
-	// blocks' installation in it (0: pgserver's defaults).
+	// blocks' installation in it: the flag, else bsadapter.json's
+	// postgres section (useConfig), else 0 for pgserver's defaults.
 	startTimeout   time.Duration
 	installTimeout time.Duration
-	timeoutsGiven  bool   // either was on the command line
-	given          string // the first of them given on the command line, if any
+	startSet       bool   // --pg-start-timeout was on the command line
+	installSet     bool   // --pg-install-timeout was on the command line
+	given          string // the first of the flags given on the command line, if any
 	progress       *pgProgress
 	dsnGiven       bool // --dsn was on the command line, even as --dsn ""
 	// envDSN is BSADAPTER_DSN, the DSN when --dsn is left out.
 	envDSN string
+	// configOptional says that a bsadapter.json that does not load only
+	// goes without its postgres section, rather than stopping the
+	// command: doctor reports the file among its checks.
+	configOptional bool
 }
 
 // addPGFlags adds --pg, --dsn, --pg-image, --pg-start-timeout and
@@ -92,8 +99,8 @@ func addPGFlags(cmd *cobra.Command, f *pgFlags) {
 	cmd.Flags().StringVar(&f.strategy, "pg", "auto", "how to get PostgreSQL: auto, dsn, local, npm or docker")
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "connection string of your server (default $BSADAPTER_DSN); bsadapter works in a database of its own there and drops it")
 	cmd.Flags().StringVar(&f.image, "pg-image", pgserver.DefaultImage, "container image for --pg docker")
-	cmd.Flags().DurationVar(&f.startTimeout, "pg-start-timeout", pgserver.DefaultStartTimeout, "how long each step of starting a PostgreSQL server may take (initdb; the server, or a new container, until it takes connections); fetching binaries or an image is not part of it")
-	cmd.Flags().DurationVar(&f.installTimeout, "pg-install-timeout", pgserver.DefaultPrepareTimeout, "how long installing the blocks into PostgreSQL may take")
+	cmd.Flags().DurationVar(&f.startTimeout, "pg-start-timeout", 0, fmt.Sprintf("how long each step of starting a PostgreSQL server may take (initdb; the server, or a new container, until it takes connections); fetching binaries or an image is not part of it (default: postgres.startTimeout in bsadapter.json, else %s)", pgserver.DefaultStartTimeout))
+	cmd.Flags().DurationVar(&f.installTimeout, "pg-install-timeout", 0, fmt.Sprintf("how long installing the blocks into PostgreSQL may take (default: postgres.installTimeout in bsadapter.json, else %s)", pgserver.DefaultPrepareTimeout))
 }
 
 // parse notes which of the flags the command line gave.
@@ -104,7 +111,27 @@ func (f *pgFlags) parse(cmd *cobra.Command) {
 		}
 	}
 	f.dsnGiven = cmd.Flags().Changed("dsn")
-	f.timeoutsGiven = cmd.Flags().Changed("pg-start-timeout") || cmd.Flags().Changed("pg-install-timeout")
+	f.startSet = cmd.Flags().Changed("pg-start-timeout")
+	f.installSet = cmd.Flags().Changed("pg-install-timeout")
+}
+
+// needsConfig says whether a wait is left to bsadapter.json: a flag not
+// given.
+func (f *pgFlags) needsConfig() bool { return !f.startSet || !f.installSet }
+
+// useConfig takes the waits the command line left out from cfg's postgres
+// section (cfg may be nil: no bsadapter.json). A flag wins over the file,
+// the file over pgserver's defaults.
+func (f *pgFlags) useConfig(cfg *config.Config) {
+	if cfg == nil {
+		return
+	}
+	if !f.startSet && cfg.Postgres.StartTimeout > 0 {
+		f.startTimeout = cfg.Postgres.StartTimeout
+	}
+	if !f.installSet && cfg.Postgres.InstallTimeout > 0 {
+		f.installTimeout = cfg.Postgres.InstallTimeout
+	}
 }
 
 // dsnOrEnv is the DSN the run uses: --dsn, else BSADAPTER_DSN.
@@ -122,13 +149,12 @@ func (f *pgFlags) validate() error {
 	if !slices.Contains(pgserver.Strategies, f.strategy) {
 		return usageErr("", "--pg %q is not one of %s", f.strategy, strings.Join(pgserver.Strategies, ", "))
 	}
-	// Zero is the default of a pgFlags not made by addPGFlags; the flags
-	// themselves default to pgserver's bounds.
-	if f.startTimeout < 0 || f.startTimeout == 0 && f.timeoutsGiven {
-		return usageErr("e.g. --pg-start-timeout 5m, or leave it out for the default of "+pgserver.DefaultStartTimeout.String(), "--pg-start-timeout must be positive, got %s", f.startTimeout)
+	// Zero when not given is pgserver's default.
+	if f.startTimeout < 0 || f.startTimeout == 0 && f.startSet {
+		return usageErr("e.g. --pg-start-timeout 5m, or leave it out for postgres.startTimeout in bsadapter.json or the default of "+pgserver.DefaultStartTimeout.String(), "--pg-start-timeout must be positive, got %s", f.startTimeout)
 	}
-	if f.installTimeout < 0 || f.installTimeout == 0 && f.timeoutsGiven {
-		return usageErr("e.g. --pg-install-timeout 10m, or leave it out for the default of "+pgserver.DefaultPrepareTimeout.String(), "--pg-install-timeout must be positive, got %s", f.installTimeout)
+	if f.installTimeout < 0 || f.installTimeout == 0 && f.installSet {
+		return usageErr("e.g. --pg-install-timeout 10m, or leave it out for postgres.installTimeout in bsadapter.json or the default of "+pgserver.DefaultPrepareTimeout.String(), "--pg-install-timeout must be positive, got %s", f.installTimeout)
 	}
 	// --dsn "" is most often an unset variable ("--dsn $DATABASE_URL"):
 	// quietly starting a throwaway server instead would test a database

@@ -124,7 +124,7 @@ func (p *installProgress) context(ctx context.Context) context.Context {
 				if m.File != "" {
 					from = " (" + m.File + ")"
 				}
-				fmt.Fprintf(p.w, "bsadapter: installing module %s of the blocks%s: %s so far (the install may take %s: --pg-install-timeout)\n",
+				fmt.Fprintf(p.w, "bsadapter: installing module %s of the blocks%s: %s so far (the install may take %s: --pg-install-timeout, postgres.installTimeout)\n",
 					m.Name, from, time.Since(since).Round(time.Second), p.limit)
 			}
 		}

@@ -103,7 +103,7 @@ func TestConformBlocksModuleThatHangs(t *testing.T) {
 	for _, want := range []string{
 		"bsadapter: installing module sleepy of the blocks (" + file + "): ",
 		"did not finish within 15s, the time limit for preparing a template",
-		"raise --pg-install-timeout (it was 15s)",
+		"raise --pg-install-timeout or postgres.installTimeout in bsadapter.json (it was 15s)",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bsadapter/bsadapter/internal/filekind"
 )
 
 // FileName is the name of the adapter config file.
@@ -34,6 +36,17 @@ type Config struct {
 		// StartTimeout bounds the bridge's start (its process up and its
 		// answer to initialize); zero for bsadapter's default.
 		StartTimeout time.Duration
+	}
+	// Postgres is the "postgres" section: the waits of the PostgreSQL
+	// server that conform and doctor start; zero for bsadapter's
+	// defaults. The command-line flags win over them.
+	Postgres struct {
+		// StartTimeout bounds each step of the server's start
+		// (--pg-start-timeout).
+		StartTimeout time.Duration
+		// InstallTimeout bounds the blocks' installation in it
+		// (--pg-install-timeout).
+		InstallTimeout time.Duration
 	}
 	// Fixtures lists fixture files or folders, relative to Dir. The file
 	// may give one string or an array of strings.
@@ -70,8 +83,9 @@ type Ignore struct {
 
 // Known keys, for the error on an unknown one.
 var (
-	topKeys       = []string{"$schema", "name", "format", "sdk", "bridge", "fixtures", "roundTrip", "blocks"}
+	topKeys       = []string{"$schema", "name", "format", "sdk", "bridge", "postgres", "fixtures", "roundTrip", "blocks"}
 	bridgeKeys    = []string{"command", "startTimeout"}
+	postgresKeys  = []string{"startTimeout", "installTimeout"}
 	roundTripKeys = []string{"ignore", "parts"}
 	ignoreKeys    = []string{"path", "reason"}
 )
@@ -167,20 +181,7 @@ func regular(path string, st fs.FileInfo) error {
 	if mode.IsRegular() {
 		return nil
 	}
-	kind := "not a regular file"
-	switch {
-	case mode.IsDir():
-		kind = "a folder"
-	case mode&fs.ModeNamedPipe != 0:
-		kind = "a named pipe"
-	case mode&fs.ModeCharDevice != 0:
-		kind = "a character device"
-	case mode&fs.ModeDevice != 0:
-		kind = "a device"
-	case mode&fs.ModeSocket != 0:
-		kind = "a socket"
-	}
-	return fmt.Errorf("%s is %s, not a regular file, so it is not read (a pipe would wait for ever, a device never ends); make it a regular file holding a JSON object, or remove it", path, kind)
+	return fmt.Errorf("%s %s, so it is not read (a pipe would wait for ever, a device never ends); make it a regular file holding a JSON object, or remove it", path, filekind.IsNot(mode, filekind.Regular))
 }
 
 func tooLarge(path string, size int64) error {
@@ -241,15 +242,8 @@ func parse(path, abs string, data []byte) (*Config, error) {
 		line, col := lineCol(data, off)
 		return nil, fail("line %d, column %d: key %q is given twice; JSON keeps only the last one, so remove the one you do not mean", line, col, k)
 	}
-	top := make([]string, 0, len(raw))
-	for k := range raw {
-		top = append(top, k)
-	}
-	sort.Strings(top)
-	for _, k := range top {
-		if !contains(topKeys, k) {
-			return nil, fail("unknown key %q%s (known keys: %s)", k, suggest(k, topKeys), strings.Join(topKeys, ", "))
-		}
+	if err := checkKeys(raw, topKeys, "", fail); err != nil {
+		return nil, err
 	}
 	c := &Config{Dir: filepath.Dir(abs), Path: abs}
 	str := func(key string, dst *string) error {
@@ -272,15 +266,8 @@ func parse(path, abs string, data []byte) (*Config, error) {
 		if err := json.Unmarshal(v, &b); err != nil || b == nil {
 			return nil, fail(`"bridge" must be an object like {"command": ["npx", "tsx", "bsadapter.bridge.ts"]}, not %s`, kind(v))
 		}
-		keys := make([]string, 0, len(b))
-		for k := range b {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if !contains(bridgeKeys, k) {
-				return nil, fail("unknown key %q in \"bridge\"%s (known keys: %s)", k, suggest(k, bridgeKeys), strings.Join(bridgeKeys, ", "))
-			}
+		if err := checkKeys(b, bridgeKeys, ` in "bridge"`, fail); err != nil {
+			return nil, err
 		}
 		if cv, ok := b["command"]; ok {
 			if err := json.Unmarshal(cv, &c.Bridge.Command); err != nil || len(c.Bridge.Command) == 0 {
@@ -292,16 +279,23 @@ func parse(path, abs string, data []byte) (*Config, error) {
 				}
 			}
 		}
-		if tv, ok := b["startTimeout"]; ok {
-			var text string
-			d, err := time.Duration(0), json.Unmarshal(tv, &text)
-			if err == nil {
-				d, err = time.ParseDuration(text)
-			}
-			if err != nil || d <= 0 {
-				return nil, fail(`"bridge.startTimeout" must be a positive duration in a string, like "90s" or "2m", not %s`, strings.TrimSpace(string(tv)))
-			}
-			c.Bridge.StartTimeout = d
+		if err := duration(b, "bridge", "startTimeout", &c.Bridge.StartTimeout, fail); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := raw["postgres"]; ok {
+		var pg map[string]json.RawMessage
+		if err := json.Unmarshal(v, &pg); err != nil || pg == nil {
+			return nil, fail(`"postgres" must be an object like {"startTimeout": "5m", "installTimeout": "10m"}, not %s`, kind(v))
+		}
+		if err := checkKeys(pg, postgresKeys, ` in "postgres"`, fail); err != nil {
+			return nil, err
+		}
+		if err := duration(pg, "postgres", "startTimeout", &c.Postgres.StartTimeout, fail); err != nil {
+			return nil, err
+		}
+		if err := duration(pg, "postgres", "installTimeout", &c.Postgres.InstallTimeout, fail); err != nil {
+			return nil, err
 		}
 	}
 	if _, ok := raw["blocks"]; ok && c.Blocks == "" {
@@ -335,15 +329,8 @@ func parseRoundTrip(v json.RawMessage, rt *RoundTrip, fail func(string, ...any) 
 	if err := json.Unmarshal(v, &obj); err != nil || obj == nil {
 		return fail(`"roundTrip" must be an object like %s, not %s`, example, kind(v))
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !contains(roundTripKeys, k) {
-			return fail("unknown key %q in \"roundTrip\"%s (known keys: %s)", k, suggest(k, roundTripKeys), strings.Join(roundTripKeys, ", "))
-		}
+	if err := checkKeys(obj, roundTripKeys, ` in "roundTrip"`, fail); err != nil {
+		return err
 	}
 	if pv, ok := obj["parts"]; ok {
 		if err := json.Unmarshal(pv, &rt.Parts); err != nil || len(rt.Parts) == 0 {
@@ -362,15 +349,8 @@ func parseRoundTrip(v json.RawMessage, rt *RoundTrip, fail func(string, ...any) 
 		if e == nil {
 			return fail(`"roundTrip.ignore" entry %d must be an object like {"path": "/id", "reason": "the SDK generates ids"}`, i)
 		}
-		ek := make([]string, 0, len(e))
-		for k := range e {
-			ek = append(ek, k)
-		}
-		sort.Strings(ek)
-		for _, k := range ek {
-			if !contains(ignoreKeys, k) {
-				return fail("unknown key %q in \"roundTrip.ignore\" entry %d%s (known keys: %s)", k, i, suggest(k, ignoreKeys), strings.Join(ignoreKeys, ", "))
-			}
+		if err := checkKeys(e, ignoreKeys, fmt.Sprintf(` in "roundTrip.ignore" entry %d`, i), fail); err != nil {
+			return err
 		}
 		var ig Ignore
 		if json.Unmarshal(e["path"], &ig.Path) != nil || ig.Path == "" {
@@ -384,6 +364,44 @@ func parseRoundTrip(v json.RawMessage, rt *RoundTrip, fail func(string, ...any) 
 		}
 		rt.Ignore = append(rt.Ignore, ig)
 	}
+	return nil
+}
+
+// checkKeys refuses a key of obj that is not one of known, naming it, the
+// object it is in (where: "" at the top, else ` in "bridge"` and the
+// like), a close known key and all of them. Keys are looked at in order,
+// so the error is the same from run to run.
+func checkKeys(obj map[string]json.RawMessage, known []string, where string, fail func(string, ...any) error) error {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !contains(known, k) {
+			return fail("unknown key %q%s%s (known keys: %s)", k, where, suggest(k, known), strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// duration reads the key of the section obj (named section in errors) into
+// dst, when it is there: a positive duration in a string, as Go writes
+// them ("90s", "2m", "1m30s").
+func duration(obj map[string]json.RawMessage, section, key string, dst *time.Duration, fail func(string, ...any) error) error {
+	v, ok := obj[key]
+	if !ok {
+		return nil
+	}
+	var text string
+	d, err := time.Duration(0), json.Unmarshal(v, &text)
+	if err == nil {
+		d, err = time.ParseDuration(text)
+	}
+	if err != nil || d <= 0 {
+		return fail(`"%s.%s" must be a positive duration in a string, like "90s" or "2m", not %s`, section, key, strings.TrimSpace(string(v)))
+	}
+	*dst = d
 	return nil
 }
 

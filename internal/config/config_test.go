@@ -55,6 +55,29 @@ func TestLoadStartTimeout(t *testing.T) {
 	}
 }
 
+// PostgreSQL's waits are durations in Go's syntax too; a key left out
+// stays zero (bsadapter's default).
+func TestLoadPostgresWaits(t *testing.T) {
+	c, err := Load(write(t, t.TempDir(), `{"postgres": {"startTimeout": "3m", "installTimeout": "1h30m"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Postgres.StartTimeout != 3*time.Minute || c.Postgres.InstallTimeout != 90*time.Minute {
+		t.Errorf("postgres waits %+v, want 3m and 1h30m", c.Postgres)
+	}
+	c, err = Load(write(t, t.TempDir(), `{"postgres": {"installTimeout": "45s"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Postgres.StartTimeout != 0 || c.Postgres.InstallTimeout != 45*time.Second {
+		t.Errorf("postgres waits %+v, want 0 and 45s", c.Postgres)
+	}
+	c, err = Load(write(t, t.TempDir(), `{"postgres": {}}`))
+	if err != nil || c.Postgres.StartTimeout != 0 || c.Postgres.InstallTimeout != 0 {
+		t.Errorf("an empty section: %+v, %v", c, err)
+	}
+}
+
 func TestLoadFixturesArray(t *testing.T) {
 	c, err := Load(write(t, t.TempDir(), `{"fixtures": ["a", "b/c.jsonl"]}`))
 	if err != nil {
@@ -67,7 +90,17 @@ func TestLoadFixturesArray(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	cases := []struct{ body, want string }{
-		{`{"name": "x", "fixture": "f"}`, `unknown key "fixture" (did you mean "fixtures"?) (known keys: $schema, name, format, sdk, bridge, fixtures, roundTrip, blocks)`},
+		{`{"name": "x", "fixture": "f"}`, `unknown key "fixture" (did you mean "fixtures"?) (known keys: $schema, name, format, sdk, bridge, postgres, fixtures, roundTrip, blocks)`},
+		{`{"postgress": {}}`, `unknown key "postgress" (did you mean "postgres"?)`},
+		{`{"postgres": "5m"}`, `"postgres" must be an object like {"startTimeout": "5m", "installTimeout": "10m"}, not a string`},
+		{`{"postgres": null}`, `"postgres" must be an object like`},
+		{`{"postgres": {"startTimeout": 120}}`, `"postgres.startTimeout" must be a positive duration in a string, like "90s" or "2m", not 120`},
+		{`{"postgres": {"startTimeout": "2 minutes"}}`, `"postgres.startTimeout" must be a positive duration in a string, like "90s" or "2m", not "2 minutes"`},
+		{`{"postgres": {"installTimeout": "0s"}}`, `"postgres.installTimeout" must be a positive duration in a string, like "90s" or "2m", not "0s"`},
+		{`{"postgres": {"installTimeout": "-5m"}}`, `"postgres.installTimeout" must be a positive duration`},
+		{`{"postgres": {"installTimeout": null}}`, `"postgres.installTimeout" must be a positive duration in a string, like "90s" or "2m", not null`},
+		{`{"postgres": {"installTimeOut": "5m"}}`, `unknown key "installTimeOut" in "postgres" (did you mean "installTimeout"?) (known keys: startTimeout, installTimeout)`},
+		{`{"postgres": {"startTimeout": "1m", "startTimeout": "2m"}}`, `key "postgres.startTimeout" is given twice`},
 		{`{"bridge": {"cmd": ["node"]}}`, `unknown key "cmd" in "bridge"`},
 		{`{"bridge": {"command": "node bridge.mjs"}}`, `"bridge.command" must be a non-empty array of strings`},
 		{`{"bridge": {"command": []}}`, `"bridge.command" must be a non-empty array`},

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/bsadapter/bsadapter/internal/filekind"
 )
 
 // MaxFileSize is the largest file lint reads. An adapter's files are
@@ -37,23 +39,10 @@ func (r *refusedFile) usage() *UsageError {
 func checkFile(p string, st fs.FileInfo) *refusedFile {
 	mode := st.Mode()
 	if !mode.IsRegular() {
-		kind := "not a regular file"
-		switch {
-		case mode.IsDir():
-			kind = "a folder"
-		case mode&fs.ModeNamedPipe != 0:
-			kind = "a named pipe"
-		case mode&fs.ModeCharDevice != 0:
-			kind = "a character device"
-		case mode&fs.ModeDevice != 0:
-			kind = "a device"
-		case mode&fs.ModeSocket != 0:
-			kind = "a socket"
-		}
 		if mode.IsDir() {
 			return &refusedFile{path: p, why: "is a folder where lint expects a file", fix: "rename the folder, or remove it"}
 		}
-		return &refusedFile{path: p, why: fmt.Sprintf("is %s, not a regular file; lint reads only regular files and did not open it", kind),
+		return &refusedFile{path: p, why: filekind.IsNot(mode, filekind.Regular) + "; lint reads only regular files and did not open it",
 			fix: "replace it with a regular file, or remove it"}
 	}
 	if st.Size() > MaxFileSize {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bsadapter/bsadapter/internal/config"
+	"github.com/bsadapter/bsadapter/internal/filekind"
 )
 
 // packageDir is the better-supabase package inside a checkout.
@@ -130,7 +131,7 @@ func resolveTarget(opts Options) (*target, error) {
 		abs = real
 	}
 	if !st.IsDir() {
-		return nil, usagef("pass the adapter's folder", "%s is %s, not a folder", dir, kindOf(st.Mode()))
+		return nil, usagef("pass the adapter's folder", "%s %s", dir, filekind.IsNot(st.Mode(), filekind.Folder))
 	}
 	co, inCheckout, err := findCheckout(abs)
 	if err != nil {
@@ -598,19 +599,4 @@ func relSlash(root, p string) string {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(r)
-}
-
-// kindOf names what a file of mode m is, for a message.
-func kindOf(m os.FileMode) string {
-	switch {
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a file"
 }

@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/bsadapter/bsadapter/internal/filekind"
 )
 
 // ConflictError lists files that already exist where the plan would
@@ -48,23 +50,6 @@ func (e *NotAFolderError) Error() string {
 	return fmt.Sprintf("cannot write into %s: %s is %s, not a folder", e.Root, e.File, kind)
 }
 
-// kindOf names what a file system entry that is not a folder is.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeIrregular != 0:
-		return "not a regular file"
-	}
-	return "a file"
-}
-
 // checkRoot fails when the root, or the nearest existing folder above it,
 // is not a folder.
 func checkRoot(root string) error {
@@ -72,7 +57,7 @@ func checkRoot(root string) error {
 		fi, err := os.Stat(d)
 		if err == nil {
 			if !fi.IsDir() {
-				return &NotAFolderError{Root: root, File: d, Kind: kindOf(fi.Mode())}
+				return &NotAFolderError{Root: root, File: d, Kind: filekind.Of(fi.Mode())}
 			}
 			return nil
 		}

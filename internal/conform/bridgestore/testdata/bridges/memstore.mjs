@@ -15,8 +15,12 @@
 //   --bug=leak-owners       every caller sees every stream
 //   --bug=cancel-status     a cancel request sets the run's status to cancelled
 //   --bug=hang-read         a read never answers (to watch cases time out)
-//   --bug=racy-append       append checks, counts and pushes in separate turns,
-//                           like a store that makes three round trips
+//   --bug=racy-append       append counts, then pushes what was missing at that
+//                           count in a later turn, like a store that makes two
+//                           round trips; between them it waits until another
+//                           append to the stream has counted too (or a quarter
+//                           second), so racing appends meet however the
+//                           machine schedules them
 //   --bug=status-no-cancel  status always says cancelled: false
 //   --bug=gap-before-closed append checks the gap before closed
 //   --bug=vanish-expired    an expired stream vanishes at once, and purge
@@ -58,8 +62,30 @@ const notify = (method, params) => send({ jsonrpc: "2.0", method, params });
 // The injected clock: what this store calls now. clock.advance moves it.
 let offsetMs = 0;
 const now = () => Date.now() + offsetMs;
-// A round trip to a remote store, as the racy append makes them.
-const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
+// meetRival is the racy append's wait between its count and its push:
+// until another append to the same stream has counted as well, or a
+// quarter second has passed (an append with no rival). Both then push what
+// they counted as missing. A fixed pause would leave the race to the
+// machine: on a loaded one the rival may come after it.
+const rivals = new Map(); // stream id -> the release of the append waiting
+const meetRival = (id) =>
+  new Promise((resolve) => {
+    const waiting = rivals.get(id);
+    if (waiting) {
+      rivals.delete(id);
+      waiting();
+      resolve();
+      return;
+    }
+    const timer = setTimeout(() => {
+      rivals.delete(id);
+      resolve();
+    }, 250);
+    rivals.set(id, () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 
 class StoreError extends Error {
   constructor(hint, message) {
@@ -119,9 +145,10 @@ const streamStore = {
     if (st.closedAt !== null && bug !== "ignore-close") throw new StoreError("STREAM_CLOSED", `stream ${id} is closed`);
     gap();
     if (bug === "racy-append") {
-      // Count, then push what was missing at that time, a turn later.
+      // Count, then push what was missing at that count, once a rival
+      // has counted too.
       const have = st.chunks.length;
-      await turn();
+      await meetRival(id);
       st.chunks.push(...chunks.slice(Math.max(have - fromIdx, 0)));
       wake();
       return { next: st.chunks.length, cancelled: st.cancelled };
