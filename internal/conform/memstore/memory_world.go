@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -148,8 +149,19 @@ func (m *refWorld) CreateEvent(_ context.Context, runID string, req world.EventR
 		if str(data, "workflowName") == "" || str(data, "deploymentId") == "" {
 			return world.EventResult{}, failure("", "run_created needs eventData.deploymentId and eventData.workflowName")
 		}
+		attrs := map[string]string{}
+		if a, ok := data["attributes"].(map[string]string); ok {
+			maps.Copy(attrs, a)
+		} else if a, ok := data["attributes"].(map[string]any); ok {
+			for k, v := range a {
+				attrs[k], _ = v.(string)
+			}
+		}
+		if err := m.reservedLocked(attrs, data); err != nil {
+			return world.EventResult{}, err
+		}
 		r := &world.Run{RunID: runID, Status: "pending", DeploymentID: str(data, "deploymentId"), WorkflowName: str(data, "workflowName"),
-			Input: field(data, "input"), Attributes: map[string]string{}, CreatedAt: now, UpdatedAt: now}
+			Input: field(data, "input"), Attributes: attrs, CreatedAt: now, UpdatedAt: now}
 		if _, ok := m.runs[runID]; !ok {
 			m.runOrder = append(m.runOrder, runID)
 		}
@@ -208,14 +220,25 @@ func (m *refWorld) CreateEvent(_ context.Context, runID string, req world.EventR
 		return world.EventResult{Event: e, Run: m.runOut(run, resolve)}, nil
 
 	case "attr_set":
-		changes, _ := data["changes"].([]any)
+		var changes []struct {
+			Key   string  `json:"key"`
+			Value *string `json:"value"`
+		}
+		if err := json.Unmarshal(field(data, "changes"), &changes); err != nil {
+			return world.EventResult{}, failure("", "attr_set: eventData.changes is not a list of {key, value}: %v", err)
+		}
+		keys := map[string]string{}
 		for _, c := range changes {
-			ch, _ := c.(map[string]any)
-			k := str(ch, "key")
-			if v, ok := ch["value"].(string); ok {
-				run.Attributes[k] = v
+			keys[c.Key] = ""
+		}
+		if err := m.reservedLocked(keys, data); err != nil {
+			return world.EventResult{}, err
+		}
+		for _, c := range changes {
+			if c.Value != nil {
+				run.Attributes[c.Key] = *c.Value
 			} else {
-				delete(run.Attributes, k)
+				delete(run.Attributes, c.Key)
 			}
 		}
 		run.UpdatedAt = now
@@ -330,6 +353,20 @@ func (m *refWorld) CreateEvent(_ context.Context, runID string, req world.EventR
 		return world.EventResult{Event: e, Wait: &w}, nil
 	}
 	return world.EventResult{}, failure("", "events.create: %q is not an event type a caller may create", req.EventType)
+}
+
+// reservedLocked refuses an attribute key with the reserved $ prefix
+// unless data allows reserved attributes.
+func (m *refWorld) reservedLocked(attrs map[string]string, data map[string]any) error {
+	if data["allowReservedAttributes"] == true || m.mut == "reserved-allowed" {
+		return nil
+	}
+	for k := range attrs {
+		if strings.HasPrefix(k, "$") {
+			return failure("AttributeValidationError", "attribute key %q starts with the reserved prefix $", k)
+		}
+	}
+	return nil
 }
 
 // disposeHooksLocked disposes every live hook of run.

@@ -41,6 +41,7 @@ func TestWorldMutants(t *testing.T) {
 		{"run-created-overwrites", []string{"world/run-created-twice"}},
 		{"terminal-run-reopens", []string{"world/run-terminal-final"}},
 		{"cancel-not-idempotent", []string{"world/run-cancelled-twice"}},
+		{"reserved-allowed", []string{"world/reserved-attributes-refused"}},
 		{"step-attempt-resets", []string{"world/step-retrying"}},
 		{"hook-token-not-unique", []string{"world/hook-conflict"}},
 		{"hooks-kept-at-end", []string{"world/hook-released-at-end"}},

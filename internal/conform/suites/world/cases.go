@@ -31,6 +31,8 @@ var cases = []conform.CaseOf[World]{
 	{ID: "world/run-started-twice", Rule: "a second run_started on a running run does not fail and leaves the run running with its first startedAt (world-local's behaviour: the interface's resilient start sends run_started again)", Run: runStartedTwice},
 	{ID: "world/run-terminal-final", Rule: "a run in a terminal state takes no other run transition: run_cancelled or run_failed after run_completed fail with EntityConflictError, run_started with EntityConflictError or RunExpiredError, and the run stays completed", Run: runTerminalFinal},
 	{ID: "world/run-terminal-no-children", Rule: "a run in a terminal state takes no new step, hook or wait: their creation fails with EntityConflictError", Run: runTerminalNoChildren},
+	{ID: "world/run-attributes", Rule: "a run_created's attributes (a reserved $ key among them, with allowReservedAttributes) are the run's; attr_set upserts a key with a string value, removes one with null and leaves the others", Run: runAttributes},
+	{ID: "world/reserved-attributes-refused", Rule: "an attribute key with the reserved $ prefix is refused without allowReservedAttributes, at run_created and at attr_set, and the run's attributes stay as they were", Run: reservedAttributesRefused},
 	{ID: "world/run-not-found", Rule: "runs.get of an unknown run fails with WorkflowRunNotFoundError, and an event other than run_created for an unknown run id is refused", Run: runNotFound},
 
 	// Steps.
@@ -374,6 +376,42 @@ func runTerminalNoChildren(t *conform.T, w World) {
 		_, err := w.CreateEvent(t.Context(), run.RunID, req, "")
 		refused(t, req.EventType+" on a cancelled run", err, ErrEntityConflict)
 	}
+}
+
+func runAttributes(t *conform.T, w World) {
+	r := create(t, w, "", ev(t, w, "run_created", "", map[string]any{
+		"deploymentId": "dpl-conform", "workflowName": nm(t, "wf"), "input": payload(t, "in"),
+		"attributes": map[string]string{"kept": "1", "dropped": "2", "$root": "r"}, "allowReservedAttributes": true,
+	}))
+	if r.Run == nil {
+		t.Fatalf("run_created answered no run")
+	}
+	id := r.Run.RunID
+	t.Eq("the run's attributes", getRun(t, w, id).Attributes, map[string]string{"kept": "1", "dropped": "2", "$root": "r"})
+	create(t, w, id, ev(t, w, "run_started", "", nil))
+	create(t, w, id, ev(t, w, "attr_set", "", map[string]any{
+		"changes": []map[string]any{{"key": "added", "value": "3"}, {"key": "dropped", "value": nil}, {"key": "kept", "value": "1b"}},
+		"writer":  map[string]any{"type": "workflow"},
+	}))
+	t.Eq("the attributes after attr_set", getRun(t, w, id).Attributes, map[string]string{"kept": "1b", "added": "3", "$root": "r"})
+}
+
+func reservedAttributesRefused(t *conform.T, w World) {
+	_, err := w.CreateEvent(t.Context(), "", ev(t, w, "run_created", "", map[string]any{
+		"deploymentId": "dpl-conform", "workflowName": nm(t, "wf"), "input": payload(t, "in"),
+		"attributes": map[string]string{"$root": "r"},
+	}), "")
+	refused(t, "run_created with a $ attribute and no allowReservedAttributes", err, "")
+	page, err := w.ListRuns(t.Context(), RunFilter{WorkflowName: nm(t, "wf")}, Pagination{}, "")
+	t.Must("runs.list", err)
+	t.Eq("runs of the refused run_created", len(page.Data), 0)
+	run := startedRun(t, w)
+	_, err = w.CreateEvent(t.Context(), run.RunID, ev(t, w, "attr_set", "", map[string]any{
+		"changes": []map[string]any{{"key": "$x", "value": "1"}},
+		"writer":  map[string]any{"type": "workflow"},
+	}), "")
+	refused(t, "attr_set of a $ key without allowReservedAttributes", err, "")
+	t.Eq("the run's attributes after", len(getRun(t, w, run.RunID).Attributes), 0)
 }
 
 func runNotFound(t *conform.T, w World) {

@@ -29,7 +29,19 @@ var Suite = conform.NewSuite(conform.Info{
 		"`@workflow/world-testing` " + KitVersion + ", the SDK's own end-to-end kit, runs 12 workflows on a World and reaches 11 of its members; " +
 		"which of its tests each case covers is in [upstream-interfaces.md](upstream-interfaces.md). " +
 		"Over the bridge this suite needs the `world` capability; `testdata/bridges/world.mjs` wraps any World object.",
-}, Provider.World, cases)
+}, Provider.World, withTimeout(cases))
+
+// caseTimeout bounds each case: a World on files (world-local) takes a
+// lock and writes a file per event, and a case makes dozens of events.
+const caseTimeout = time.Minute
+
+// withTimeout gives every case caseTimeout.
+func withTimeout(cs []conform.CaseOf[World]) []conform.CaseOf[World] {
+	for i := range cs {
+		cs[i].Timeout = caseTimeout
+	}
+	return cs
+}
 
 // The versions of the Workflow SDK packages the suite was written
 // against: @workflow/world-testing KitVersion pins the other two.
