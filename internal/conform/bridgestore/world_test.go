@@ -100,6 +100,7 @@ var knownWorldLocalBugs = []string{"world/run-not-found"}
 // Each fault the world bridge adds to world-local is caught by the cases
 // of the rule it breaks, beside world-local's own.
 func TestBrokenWorldBridgesCaught(t *testing.T) {
+	worldModules(t)
 	for _, m := range []mutant{
 		{"cursor-ignored", []string{"world/events-pages", "world/runs-list", "world/steps-list", "world/hooks-list"}},
 		{"desc-ignored", []string{"world/events-in-order"}},
