@@ -71,8 +71,8 @@ Stores:
           SQL functions with a real caller's rights
   memory  the in-process reference implementation of the same contracts
   bridge  your own StreamStore, run registry, Chat SDK state adapter,
-          credential provider, engine adapter, graph compiler or builder
-          runtime over the bridge protocol
+          credential provider, engine adapter, graph compiler, builder
+          runtime or Workflow SDK World over the bridge protocol
           (--bridge 'CMD', or bridge.command in bsadapter.json)
 
 ` + fill("Suites: "+strings.Join(suites.Names(), ", ")+". By default every suite the store implements runs, "+

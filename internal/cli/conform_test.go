@@ -23,6 +23,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/world"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
@@ -224,7 +225,7 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 
 // pgLeftOut are the suites pg does not implement: those that check an
 // adapter's own code.
-var pgLeftOut = []string{engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name}
+var pgLeftOut = []string{engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name}
 
 // suiteCases counts the cases of the suites.
 func suiteCases(names ...string) int {
@@ -285,7 +286,7 @@ func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, text)
 	}
-	others := []string{chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name}
+	others := []string{chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name}
 	for _, suite := range others {
 		if strings.Contains(text, "SKIP "+suite+"/") {
 			t.Errorf("a case of the left-out suite %s is reported:\n%s", suite, text)

@@ -17,6 +17,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/world"
 )
 
 // All lists every suite, in run order.
@@ -29,6 +30,7 @@ var All = []*conform.Suite{
 	engine.Suite,
 	graphcompiler.Suite,
 	builder.Suite,
+	world.Suite,
 }
 
 // Names returns the suites' names, in run order.

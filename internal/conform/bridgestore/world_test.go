@@ -1,0 +1,119 @@
+package bridgestore_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bsadapter/bsadapter/internal/bridge"
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/world"
+	"github.com/bsadapter/bsadapter/internal/testenv"
+)
+
+// worldModules is the node_modules folder that holds @workflow/world-local
+// at the version the world suite was written against: tools/node's, or
+// the folder BSADAPTER_WORLD_MODULES names.
+func worldModules(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("BSADAPTER_WORLD_MODULES")
+	if dir == "" {
+		dir = filepath.Join(testenv.RepoRoot(t), "tools", "node", "node_modules")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "@workflow", "world-local", "package.json"))
+	if err != nil {
+		testenv.Missing(t, "@workflow/world-local is not installed in %s: add \"@workflow/world-local\": %q (and @workflow/world %s) to tools/node/package.json and run 'npm ci --prefix tools/node'",
+			dir, world.LocalVersion, world.InterfaceVersion)
+	}
+	var pkg struct{ Version string }
+	if err := json.Unmarshal(raw, &pkg); err != nil || pkg.Version != world.LocalVersion {
+		testenv.Missing(t, "%s holds @workflow/world-local %q; the world suite is checked against %s: pin that version in tools/node/package.json",
+			dir, pkg.Version, world.LocalVersion)
+	}
+	return dir
+}
+
+// worldLocalBridge starts testdata/bridges/world.mjs over world-local with
+// flags.
+func worldLocalBridge(t *testing.T, flags ...string) conform.Store {
+	t.Helper()
+	modules := worldModules(t)
+	node := testenv.Node(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "bridges", "world.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := append([]string{node, script, "--module=@workflow/world-local", "--from=" + filepath.Dir(modules),
+		"--factory=createWorld", `--options={"dataDir":"$DATA_DIR","port":"$PORT","recoverActiveRuns":false}`}, flags...)
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: cmd, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("start the world bridge over world-local: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close the world bridge: %v", err)
+		}
+	})
+	return st
+}
+
+// runWorld runs the world suite against st, four cases at a time, with
+// room for a busy machine: a World on files is slow, and the mutants run
+// one after the other.
+func runWorld(t *testing.T, st conform.Store) *conform.Report {
+	t.Helper()
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{world.Suite.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	return conform.Run(ctx, st, cases, conform.Options{Parallel: 4})
+}
+
+// world-local, the Workflow SDK's reference World, wrapped by the generic
+// world bridge, passes every case of the world suite but those of its
+// known departures from the interface (see knownWorldLocalBugs).
+func TestBridgeWorldLocal(t *testing.T) {
+	start := time.Now()
+	rep := runWorld(t, worldLocalBridge(t))
+	t.Logf("the world suite over world-local: %d cases in %s", len(rep.Results), time.Since(start).Round(time.Millisecond))
+	if got := rep.Failed(); !sameSet(got, knownWorldLocalBugs) {
+		t.Errorf("failed cases: got %v, want exactly world-local's known bugs %v\n%s", got, knownWorldLocalBugs, conformtest.Failures(rep))
+	}
+	if n := rep.Count(conform.Skipped); n != 0 {
+		t.Errorf("%d world cases skipped over the bridge", n)
+	}
+}
+
+// knownWorldLocalBugs are the cases world-local fails, each a departure
+// from the World interface's rules reproduced without bsadapter (see
+// docs/upstream-interfaces.md, "World").
+var knownWorldLocalBugs = []string{"world/run-not-found"}
+
+// Each fault the world bridge adds to world-local is caught by the cases
+// of the rule it breaks, beside world-local's own.
+func TestBrokenWorldBridgesCaught(t *testing.T) {
+	worldModules(t)
+	for _, m := range []mutant{
+		{"cursor-ignored", []string{"world/events-pages", "world/runs-list", "world/steps-list", "world/hooks-list"}},
+		{"desc-ignored", []string{"world/events-in-order"}},
+		{"resolve-none-ignored", []string{"world/resolve-data-none"}},
+		{"live-read-snapshot", []string{"world/stream-live"}},
+		{"wrong-attempt", []string{"world/queue-delivers"}},
+	} {
+		t.Run(m.bug, func(t *testing.T) {
+			rep := runWorld(t, worldLocalBridge(t, "--bug="+m.bug))
+			want := append(append([]string{}, m.want...), knownWorldLocalBugs...)
+			if got := rep.Failed(); !sameSet(got, want) {
+				t.Errorf("failed cases: got %v, want exactly %v\n%s", got, want, conformtest.Failures(rep))
+			}
+		})
+	}
+}
