@@ -3,6 +3,7 @@ package bridgestore_test
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,6 +97,37 @@ func TestBridgeWorldLocal(t *testing.T) {
 // from the World interface's rules reproduced without bsadapter (see
 // docs/upstream-interfaces.md, "World").
 var knownWorldLocalBugs = []string{"world/run-not-found"}
+
+// A World that logs to stdout and wants Dates where its types say Date
+// (as world-postgres does) fares as world-local does: the bridge keeps
+// stdout for the protocol and gives the World Dates, not JSON strings.
+func TestBridgeWorldStrict(t *testing.T) {
+	modules := worldModules(t)
+	node := testenv.Node(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "bridges", "world.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := (&url.URL{Scheme: "file", Path: filepath.Join(modules, "@workflow", "world-local", "dist", "index.js")}).String()
+	opts, err := json.Marshal(map[string]any{"localModule": local, "dataDir": "$DATA_DIR", "port": "$PORT", "recoverActiveRuns": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := []string{node, script, "--module=./testdata/bridges/world-strict.mjs", "--factory=createWorld", "--options=" + string(opts)}
+	st, err := bridgestore.New(t.Context(), bridge.Options{Command: cmd, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatalf("start the world bridge over the strict World: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close the world bridge: %v", err)
+		}
+	})
+	rep := runWorld(t, st)
+	if got := rep.Failed(); !sameSet(got, knownWorldLocalBugs) {
+		t.Errorf("failed cases: got %v, want exactly world-local's known bugs %v\n%s", got, knownWorldLocalBugs, conformtest.Failures(rep))
+	}
+}
 
 // Each fault the world bridge adds to world-local is caught by the cases
 // of the rule it breaks, beside world-local's own.

@@ -69,6 +69,12 @@ try {
 } catch (e) {
   fail(`--options is not JSON: ${e.message}`);
 }
+// stdout carries the protocol only. A World that logs there (world-postgres
+// writes its queue worker's warnings straight to process.stdout) has its
+// lines sent to stderr; the protocol writes through the real stdout.
+const protocolWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
+for (const name of ["log", "info", "debug", "trace", "dir", "table"]) console[name] = console.error;
 const mod = await import(pathToFileURL(resolveModule(args.module, args.from ?? process.cwd())).href);
 const factoryName = args.factory ?? "createWorld";
 const factory = mod[factoryName];
@@ -159,7 +165,7 @@ const streamRead = async ({ runId, name, startIndex, timeoutMs }) => {
 };
 const methods = {
   identity: async () => ({ specVersion: world.specVersion, deploymentId: await world.getDeploymentId() }),
-  createEvent: ({ runId, event, resolveData }) => world.events.create(runId ?? null, event, resolveData ? { resolveData: resolve(resolveData) } : undefined),
+  createEvent: ({ runId, event, resolveData }) => world.events.create(runId ?? null, withDates(event), resolveData ? { resolveData: resolve(resolveData) } : undefined),
   getEvent: async ({ runId, eventId, resolveData }) => ({ event: await world.events.get(runId, eventId, { resolveData: resolve(resolveData) }) }),
   listEvents: ({ runId, pagination, resolveData }) => {
     const p = page(pagination);
@@ -243,9 +249,22 @@ const handle = async ({ method, params }) => {
   if (group !== "world" || !Object.hasOwn(methods, fname)) throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
   return methods[fname](params ?? {});
 };
+// withDates gives the event the Dates its type declares: JSON carries a
+// wait's resumeAt and a retry's retryAfter as ISO strings, and a World may
+// call Date methods on them (world-postgres does).
+function withDates(event) {
+  const data = event?.eventData;
+  if (!data || typeof data !== "object") return event;
+  const out = { ...data };
+  for (const key of ["resumeAt", "retryAfter"]) {
+    if (typeof out[key] === "string" || typeof out[key] === "number") out[key] = new Date(out[key]);
+  }
+  return { ...event, eventData: out };
+}
+
 // replacer renders bytes as base64; Dates render as ISO strings.
 const replacer = (_k, v) => (v instanceof Uint8Array ? b64(v) : v);
-const send = (obj) => process.stdout.write(JSON.stringify(obj, replacer) + "\n");
+const send = (obj) => protocolWrite(JSON.stringify(obj, replacer) + "\n");
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on("line", (line) => {
   let msg;
