@@ -126,3 +126,42 @@ func TestProbeRunnerCatchesABrokenModule(t *testing.T) {
 		t.Errorf("%d of %d stream_close probes disagree over a stream_close that never closes; want the runner to see it", closeDisagree, closeTotal)
 	}
 }
+
+// A retried timed probe stretches every TTL and sleep alike, and nothing
+// else: queue sizes, batch sizes and hour-long intervals stay.
+func TestScaleTime(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"select pg_sleep(0.2)", "select pg_sleep(2)"},
+		{"select pg_sleep(1.1)", "select pg_sleep(11)"},
+		{"select better_supabase.chat_state_append_to_list('p', 'l1', '\"a\"'::jsonb, ttl_ms => 50)",
+			"select better_supabase.chat_state_append_to_list('p', 'l1', '\"a\"'::jsonb, ttl_ms => 500)"},
+		{"select better_supabase.chat_state_acquire_lock('p', 't1', 'tok1', 50)", "select better_supabase.chat_state_acquire_lock('p', 't1', 'tok1', 500)"},
+		{"select better_supabase.chat_state_set('p', 'k1', '\"a\"'::jsonb, 50)", "select better_supabase.chat_state_set('p', 'k1', '\"a\"'::jsonb, 500)"},
+		{"select better_supabase.chat_state_enqueue('p', 't1', '{\"id\":\"m1\"}'::jsonb, clock_timestamp() + interval '50 milliseconds', 2)",
+			"select better_supabase.chat_state_enqueue('p', 't1', '{\"id\":\"m1\"}'::jsonb, clock_timestamp() + interval '500 milliseconds', 2)"},
+		{"select better_supabase.purge_chat_state(batch => 2)", "select better_supabase.purge_chat_state(batch => 2)"},
+		{"select now() + interval '1 hour'", "select now() + interval '1 hour'"},
+		{"select better_supabase.chat_state_acquire_lock('p', 't1', 'tok1', null)", "select better_supabase.chat_state_acquire_lock('p', 't1', 'tok1', null)"},
+	} {
+		if got := scaleTime(c.in, 10); got != c.want {
+			t.Errorf("scaleTime(%q)\n got  %q\n want %q", c.in, got, c.want)
+		}
+	}
+	p := probe{Module: "chat-sdk-state", Setup: []probeStep{{SQL: "select pg_sleep(0.2)"}}, SQL: "select 1"}
+	q, scaled := scaledProbe(p, 10)
+	if !scaled || q.Setup[0].SQL != "select pg_sleep(2)" || p.Setup[0].SQL != "select pg_sleep(0.2)" {
+		t.Errorf("scaledProbe: %v %q, and the original %q", scaled, q.Setup[0].SQL, p.Setup[0].SQL)
+	}
+	if _, scaled := scaledProbe(probe{Module: "streams", Setup: p.Setup}, 10); scaled {
+		t.Error("a streams probe was scaled: only chat-sdk-state's follow the short-TTL convention")
+	}
+}
+
+// Long TTLs, which probes read back as the expiry, are not stretched.
+func TestScaleTimeKeepsLongTTLs(t *testing.T) {
+	in := "select better_supabase.chat_state_acquire_lock('p', 't1', 'tok2', 60000), better_supabase.chat_state_extend_lock('p', 't1', 'tok1', 1000)"
+	want := "select better_supabase.chat_state_acquire_lock('p', 't1', 'tok2', 60000), better_supabase.chat_state_extend_lock('p', 't1', 'tok1', 10000)"
+	if got := scaleTime(in, 10); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

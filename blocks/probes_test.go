@@ -464,8 +464,17 @@ func (r *probeRun) runAll(probes []probe, workers int) {
 			for p := range jobs {
 				res := r.runOne(p)
 				for try := 2; try <= timedTries && res.verdict != verdictAgree && waitsOutTTL(p); try++ {
-					res = r.runOne(p)
-					res.actual += fmt.Sprintf(" (try %d of %d)", try, timedTries)
+					// A busy machine can let more than a 50 ms TTL pass
+					// between two steps; a retry runs the probe with its
+					// time scaled (every TTL and every sleep alike), so
+					// what expires before what stays as measured.
+					q, scaled := scaledProbe(p, timeScale)
+					res = r.runOne(q)
+					how := ""
+					if scaled {
+						how = fmt.Sprintf(", TTLs and sleeps ×%d", timeScale)
+					}
+					res.actual += fmt.Sprintf(" (try %d of %d%s)", try, timedTries, how)
 				}
 				r.mu.Lock()
 				r.results[p.ID] = res
@@ -498,6 +507,72 @@ const probeAuditView = `create view better_supabase._standin_audit_events as
 // upstream was measured in; on a busy machine they sometimes do not. A
 // probe whose outcome is wrong for any other reason is wrong every time.
 const timedTries = 3
+
+// timeScale is how much a retried timed probe stretches its TTLs and
+// sleeps.
+const timeScale = 10
+
+// The time literals of a probe's SQL that scaledProbe stretches: a sleep,
+// a TTL given by name or as an interval in milliseconds, and the TTL that
+// chat-state's lock and cache calls take as their last argument. Other
+// numbers (queue sizes, batch sizes) are left alone.
+var (
+	sleepRe      = regexp.MustCompile(`pg_sleep\(([0-9]+(?:\.[0-9]+)?)\)`)
+	ttlNamedRe   = regexp.MustCompile(`(ttl_ms\s*=>\s*)([0-9]+)`)
+	msIntervalRe = regexp.MustCompile(`interval '([0-9]+) milliseconds'`)
+	ttlLastArgRe = regexp.MustCompile(`(chat_state_(?:acquire_lock|extend_lock|set|set_if_not_exists)\((?:[^()]|\([^()]*\))*,\s*)([0-9]+)\)`)
+)
+
+// longTTL is where a TTL stops being short: the corpus's long TTLs (a
+// minute, 60000 ms) are what probes read back as the expiry ("ttl_s":
+// 60), so they stay; no scaled sleep comes near them.
+const longTTL = 10000
+
+// scaleTime stretches the short TTLs and the sleeps of sql by k.
+func scaleTime(sql string, k int) string {
+	sql = sleepRe.ReplaceAllStringFunc(sql, func(m string) string {
+		v, _ := strconv.ParseFloat(sleepRe.FindStringSubmatch(m)[1], 64)
+		return "pg_sleep(" + strconv.FormatFloat(v*float64(k), 'f', -1, 64) + ")"
+	})
+	times := func(re *regexp.Regexp, prefix, digits, suffix func([]string) string) func(string) string {
+		return func(m string) string {
+			sm := re.FindStringSubmatch(m)
+			n, _ := strconv.Atoi(digits(sm))
+			if n >= longTTL {
+				return m
+			}
+			return prefix(sm) + strconv.Itoa(n*k) + suffix(sm)
+		}
+	}
+	sql = ttlNamedRe.ReplaceAllStringFunc(sql, times(ttlNamedRe,
+		func(sm []string) string { return sm[1] }, func(sm []string) string { return sm[2] }, func([]string) string { return "" }))
+	sql = msIntervalRe.ReplaceAllStringFunc(sql, times(msIntervalRe,
+		func([]string) string { return "interval '" }, func(sm []string) string { return sm[1] }, func([]string) string { return " milliseconds'" }))
+	sql = ttlLastArgRe.ReplaceAllStringFunc(sql, times(ttlLastArgRe,
+		func(sm []string) string { return sm[1] }, func(sm []string) string { return sm[2] }, func([]string) string { return ")" }))
+	return sql
+}
+
+// scaledProbe is p with the time of its steps and statement stretched by
+// k, for the modules whose timed probes follow the corpus's short-TTL
+// convention (a TTL of tens of milliseconds, then a sleep past it); it
+// reports whether anything changed.
+func scaledProbe(p probe, k int) (probe, bool) {
+	if p.Module != "chat-sdk-state" {
+		return p, false
+	}
+	q := p
+	q.Setup = append([]probeStep(nil), p.Setup...)
+	changed := false
+	for i := range q.Setup {
+		if q.Setup[i].SQL != "" {
+			q.Setup[i].SQL = scaleTime(q.Setup[i].SQL, k)
+			changed = changed || q.Setup[i].SQL != p.Setup[i].SQL
+		}
+	}
+	q.SQL = scaleTime(p.SQL, k)
+	return q, changed || q.SQL != p.SQL
+}
 
 // waitsOutTTL says whether a probe's set-up sleeps (pg_sleep) to let a
 // short TTL or lease run out.
