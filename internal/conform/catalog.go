@@ -53,8 +53,10 @@ and windows of a second and wait for them, side by side with the
 rest of the run. Every case that purges runs its purge alone: no other case
 of the store is in flight. A slow store gets more room as the run sees its
 purges take longer, and a case whose wait another case's purge may have
-spoiled runs again, on a fresh subject, up to three times before its
-failure stands; a store that breaks the rule fails every time.
+spoiled, or whose set-up took longer than the TTL it set (a store that
+expires by itself may then have removed what the case had just made),
+runs again, on a fresh subject, up to three times before its failure
+stands; a store that breaks the rule fails every time.
 
 Each case checks one of two kinds of rule, which the table's column "of"
 names. A rule of the **interface** is what the interface promises (the

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -188,5 +189,47 @@ func TestGuardGrowsWithSlowSteps(t *testing.T) {
 	defer g.mu.Unlock()
 	if got := g.guardLocked(); got < 2*guard {
 		t.Errorf("guard %s after a step of at least %s, want at least twice that", got, guard)
+	}
+}
+
+// A case waiting in real time whose set-up outran its own TTL runs again;
+// one that kept within it, or whose time is moved, does not count as
+// outrun.
+func TestOutranCaseRunsAgain(t *testing.T) {
+	var slow, quick atomic.Int32
+	var movedOutran atomic.Bool
+	cases := fakeSuite("streams",
+		CaseOf[bare]{ID: "streams/slow-setup", Run: func(t *T, _ bare) {
+			tm := NewTimed(t, "streams", nil)
+			began := time.Now().Add(-2 * tm.Unit) // as if the set-up took two TTLs
+			if slow.Add(1) == 1 && tm.Outran(began, tm.Unit) {
+				t.Fatal(OutranError("the set-up", began, tm.Unit))
+			}
+		}},
+		CaseOf[bare]{ID: "streams/quick-setup", Run: func(t *T, _ bare) {
+			quick.Add(1)
+			tm := NewTimed(t, "streams", nil)
+			if tm.Outran(time.Now(), time.Hour) {
+				t.Fatalf("a set-up that just began counts as outrun")
+			}
+			t.Fatalf("the rule does not hold")
+		}},
+		CaseOf[bare]{ID: "streams/moved", Run: func(t *T, _ bare) {
+			tm := NewTimed(t, "streams", func(context.Context, string, time.Duration) error { return nil })
+			movedOutran.Store(tm.Outran(time.Now().Add(-48*time.Hour), time.Hour))
+		}},
+	).Cases
+	rep := Run(t.Context(), &fakeStore{}, cases, Options{Parallel: 3})
+	want := map[string]Outcome{"streams/slow-setup": Pass, "streams/quick-setup": Fail, "streams/moved": Pass}
+	for _, r := range rep.Results {
+		if r.Outcome != want[r.ID] {
+			t.Errorf("%s: %s, want %s", r.ID, r.Outcome, want[r.ID])
+		}
+	}
+	if slow.Load() != 2 || quick.Load() != 1 {
+		t.Errorf("runs: slow set-up %d (want 2), quick set-up %d (want 1)", slow.Load(), quick.Load())
+	}
+	if movedOutran.Load() {
+		t.Error("a case whose rows are aged counted as outrun")
 	}
 }

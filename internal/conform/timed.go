@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -123,4 +124,28 @@ func (t *Timed) Pass(ctx context.Context, d time.Duration, since time.Time, ids 
 		return Op("move the store's clock", err)
 	}
 	return t.s.sleepUntil(ctx, since.Add(d))
+}
+
+// Outran says whether, waiting in real time, more than d has passed since
+// since: a set-up that had to finish within a TTL of d did not, and what
+// it made may have expired under it. The case is then marked disturbed,
+// so that its failure does not stand and it runs again on a fresh
+// subject (see runCase). With time aged or moved it never outruns.
+func (t *Timed) Outran(since time.Time, d time.Duration) bool {
+	if t.mode != WaitReal || time.Since(since) < d {
+		return false
+	}
+	if g := t.s.gate; g != nil {
+		g.mu.Lock()
+		t.s.disturbed = true
+		g.mu.Unlock()
+	}
+	return true
+}
+
+// OutranError is the failure of a case whose set-up outran its TTL.
+func OutranError(what string, since time.Time, d time.Duration) error {
+	return fmt.Errorf("the check could not be made: %s took %s, longer than the TTL of %s, so what it made may have expired under it; "+
+		"this happens when store calls are slow: give the store a movable clock (capability clock) or run fewer cases at once",
+		what, time.Since(since).Round(time.Millisecond), d)
 }

@@ -6,8 +6,8 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
