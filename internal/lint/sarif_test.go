@@ -110,7 +110,7 @@ func TestSARIFSchema(t *testing.T) {
 	p := filepath.Join(testenv.NodeModules(t), "@microsoft", "jest-sarif", "lib", "schemas", "sarif-2.1.0-rtm.5.json")
 	data, err := os.ReadFile(p)
 	if err != nil {
-		testenv.Missing(t, "the SARIF schema is not installed (%v): run 'npm ci --prefix tools/node'", err)
+		testenv.Missing(t, "the SARIF schema is not installed (%v): run 'npm install --no-save --prefix tools/node'", err)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {

@@ -32,7 +32,7 @@ func handInState(t *testing.T, importLine, expr string) string {
 	modules := testenv.NodeModules(t)
 	for _, pkg := range []string{"@chat-adapter/state-memory", "@chat-adapter/state-redis", "chat"} {
 		if _, err := os.Stat(filepath.Join(modules, pkg, "package.json")); err != nil {
-			testenv.Missing(t, "%s is not installed under tools/node: run 'npm ci --prefix tools/node'", pkg)
+			testenv.Missing(t, "%s is not installed under tools/node: run 'npm install --no-save --prefix tools/node'", pkg)
 		}
 	}
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {

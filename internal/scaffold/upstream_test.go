@@ -23,7 +23,7 @@ func nodeTypes(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(testenv.NodeModules(t), "@types")
 	if _, err := os.Stat(filepath.Join(dir, "node", "package.json")); err != nil {
-		testenv.Missing(t, "@types/node is not installed in tools/node: run 'npm ci --prefix tools/node' (scripts/test does it)")
+		testenv.Missing(t, "@types/node is not installed in tools/node: run 'npm install --no-save --prefix tools/node' (scripts/test does it)")
 	}
 	return dir
 }

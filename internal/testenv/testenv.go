@@ -55,7 +55,7 @@ func NodeModules(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(RepoRoot(t), "tools", "node", "node_modules")
 	if _, err := os.Stat(filepath.Join(dir, "ajv")); err != nil {
-		Missing(t, "node packages are not installed: run 'npm ci --prefix tools/node' (scripts/test does it)")
+		Missing(t, "node packages are not installed: run 'npm install --no-save --prefix tools/node' (scripts/test does it)")
 	}
 	return dir
 }
@@ -66,7 +66,7 @@ func NodeBin(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(NodeModules(t), ".bin", name)
 	if _, err := os.Stat(p); err != nil {
-		Missing(t, "%s is not installed under tools/node: run 'npm ci --prefix tools/node'", name)
+		Missing(t, "%s is not installed under tools/node: run 'npm install --no-save --prefix tools/node'", name)
 	}
 	return p
 }

@@ -51,7 +51,7 @@ func TestBridgeWorldPostgresOnTheBlock(t *testing.T) {
 	modules := worldModules(t)
 	raw, err := os.ReadFile(filepath.Join(modules, "@workflow", "world-postgres", "package.json"))
 	if err != nil {
-		testenv.Missing(t, "@workflow/world-postgres is not installed in %s: add \"@workflow/world-postgres\": %q to tools/node/package.json and run 'npm ci --prefix tools/node'", modules, worldPostgresVersion)
+		testenv.Missing(t, "@workflow/world-postgres is not installed in %s: add \"@workflow/world-postgres\": %q to tools/node/package.json and run 'npm install --no-save --prefix tools/node'", modules, worldPostgresVersion)
 	}
 	var pkg struct{ Version string }
 	if err := json.Unmarshal(raw, &pkg); err != nil || pkg.Version != worldPostgresVersion {

@@ -29,7 +29,7 @@ func worldModules(t *testing.T) string {
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "@workflow", "world-local", "package.json"))
 	if err != nil {
-		testenv.Missing(t, "@workflow/world-local is not installed in %s: add \"@workflow/world-local\": %q (and @workflow/world %s) to tools/node/package.json and run 'npm ci --prefix tools/node'",
+		testenv.Missing(t, "@workflow/world-local is not installed in %s: add \"@workflow/world-local\": %q (and @workflow/world %s) to tools/node/package.json and run 'npm install --no-save --prefix tools/node'",
 			dir, world.LocalVersion, world.InterfaceVersion)
 	}
 	var pkg struct{ Version string }
