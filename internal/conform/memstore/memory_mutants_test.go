@@ -10,6 +10,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
@@ -79,6 +80,15 @@ func TestInterfaceMutants(t *testing.T) {
 			{"runs-both-branches", []string{"builder/only-active-edges"}},
 			{"outputs-miss-trigger", []string{"builder/step-sees-results", "builder/outputs-of-nodes-that-ran"}},
 			{"step-in-config", []string{"builder/step-called-once", "builder/step-sees-results", "builder/outputs-of-nodes-that-ran"}},
+		}},
+		{builderrecords.Suite.Name, builderRecordsMutant, []mutant{
+			{"drops-compiled", []string{"builder-records/publish-keeps-compiled", "builder-records/save-after-publish-opens-draft", "builder-records/publish-archives-previous"}},
+			{"drafts-edit-published", []string{"builder-records/save-after-publish-opens-draft", "builder-records/publish-archives-previous"}},
+			{"rotation-keeps-old-token", []string{"builder-records/webhook-token-live"}},
+			{"disabled-resolve", []string{"builder-records/webhook-token-live"}},
+			{"attempts-overwritten", []string{"builder-records/node-runs"}},
+			{"ended-kept", []string{"builder-records/node-runs"}},
+			{"alerts-fire-every-time", []string{"builder-records/alerts-fire-once"}},
 		}},
 	} {
 		cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{suite.name}})

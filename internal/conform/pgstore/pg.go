@@ -16,6 +16,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
@@ -69,11 +70,12 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		return nil, err
 	}
 	for suite, fn := range map[string]string{
-		streams.Suite.Name:     "better_supabase.stream_append",
-		registry.Suite.Name:    "better_supabase.record_workflow_run",
-		chat.Suite.Name:        "better_supabase.claim_ai_chat_stream",
-		chatstate.Suite.Name:   "better_supabase.chat_state_acquire_lock",
-		credentials.Suite.Name: "better_supabase.credential_get",
+		streams.Suite.Name:        "better_supabase.stream_append",
+		registry.Suite.Name:       "better_supabase.record_workflow_run",
+		chat.Suite.Name:           "better_supabase.claim_ai_chat_stream",
+		chatstate.Suite.Name:      "better_supabase.chat_state_acquire_lock",
+		credentials.Suite.Name:    "better_supabase.credential_get",
+		builderrecords.Suite.Name: "better_supabase.publish_workflow_version",
 	} {
 		var ok bool
 		if err := st.shared.admin(ctx, func(c *pgx.Conn) error {

@@ -30,7 +30,12 @@ import (
 // module and its Vault stand-in, a read that returns another user's
 // secret, a token stored readable (in the description, or by a Vault that
 // does not encrypt), a caller check that lets a user's claims through,
-// functions granted to users, and a delete that records the wrong event.
+// functions granted to users, and a delete that records the wrong event;
+// and in the workflow-builder module, a publish that drops the compiled
+// form, drafts saved into the published version, a rotation that keeps
+// the old token, disabled triggers whose tokens resolve, node attempts
+// overwritten, an end kept when a node runs again, and alerts that fire
+// every time.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -106,6 +111,32 @@ func TestPGMutantsCaught(t *testing.T) {
 		{name: "credentials-delete-unaudited", fn: "better_supabase.credential_delete",
 			patch: map[string]string{"event_type => 'credential.deleted'": "event_type => 'credential.removed'"},
 			want:  []string{"credentials/audit-events"}},
+		{name: "builder-publish-drops-compiled", fn: "better_supabase.publish_workflow_version",
+			patch: map[string]string{"set status = 'published', compiled = publish_workflow_version.compiled, published_at = now()": "set status = 'published', compiled = null, published_at = now()"},
+			want:  []string{"builder-records/publish-archives-previous", "builder-records/publish-keeps-compiled", "builder-records/save-after-publish-opens-draft"}},
+		{name: "builder-drafts-edit-published", fn: "better_supabase.save_workflow_draft",
+			patch: map[string]string{"w.definition_id = save_workflow_draft.definition and w.status = 'draft'": "w.definition_id = save_workflow_draft.definition and w.status in ('draft', 'published')"},
+			want:  []string{"builder-records/publish-archives-previous", "builder-records/save-after-publish-opens-draft"}},
+		{name: "builder-rotation-keeps-old-token", fn: "better_supabase.rotate_workflow_webhook_token",
+			patch: map[string]string{"delete from better_supabase.workflow_webhook_tokens k where k.trigger_id = rotate_workflow_webhook_token.trigger;": "",
+				"values (better_supabase._workflow_token_hash(token), rotate_workflow_webhook_token.trigger);": "values (better_supabase._workflow_token_hash(token), rotate_workflow_webhook_token.trigger) on conflict (trigger_id) do nothing;"},
+			want: []string{"builder-records/webhook-token-live"}},
+		{name: "builder-disabled-triggers-resolve", fn: "better_supabase.workflow_webhook_target",
+			patch: map[string]string{"and t.enabled": ""},
+			want:  []string{"builder-records/webhook-token-live"}},
+		{name: "builder-attempts-overwritten", fn: "better_supabase.record_workflow_node_run",
+			patch: map[string]string{"attempts = greatest(n.attempts, excluded.attempts)": "attempts = excluded.attempts"},
+			want:  []string{"builder-records/node-runs"}},
+		{name: "builder-ended-at-kept", fn: "better_supabase.record_workflow_node_run",
+			patch: map[string]string{"ended_at = excluded.ended_at": "ended_at = coalesce(excluded.ended_at, n.ended_at)"},
+			want:  []string{"builder-records/node-runs"}},
+		{name: "builder-failed-alerts-fire-every-time", fn: "better_supabase.workflow_runs_alert",
+			patch: map[string]string{" or (tg_op = 'UPDATE' and old.status = 'failed')": "", "on conflict do nothing": "on conflict (alert_id, run_id) do update set fired_at = pg_catalog.clock_timestamp()"},
+			want:  []string{"builder-records/alerts-fire-once"}},
+		{name: "builder-slow-alerts-fire-every-time", fn: "better_supabase.check_workflow_alerts",
+			patch: map[string]string{"      and not exists (select from better_supabase.workflow_alert_fires f where f.alert_id = a.id and f.run_id = r.id)\n": "",
+				"on conflict do nothing": "on conflict (alert_id, run_id) do update set fired_at = pg_catalog.clock_timestamp()"},
+			want: []string{"builder-records/alerts-fire-once"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",

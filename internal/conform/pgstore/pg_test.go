@@ -12,6 +12,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
@@ -25,7 +26,7 @@ import (
 // The embedded blocks in a real PostgreSQL pass every case of every
 // suite, called with a real caller's rights.
 // pgSuites are the suites whose contract the embedded blocks implement.
-var pgSuites = []string{streams.Suite.Name, registry.Suite.Name, chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name}
+var pgSuites = []string{streams.Suite.Name, registry.Suite.Name, chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, builderrecords.Suite.Name}
 
 func TestPGStore(t *testing.T) {
 	srv := pgtest.Server(t)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
@@ -30,6 +31,7 @@ var All = []*conform.Suite{
 	engine.Suite,
 	graphcompiler.Suite,
 	builder.Suite,
+	builderrecords.Suite,
 	world.Suite,
 }
 
