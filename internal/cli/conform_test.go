@@ -16,6 +16,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
@@ -286,7 +287,7 @@ func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, text)
 	}
-	others := []string{chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name}
+	others := []string{chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, builderrecords.Suite.Name, world.Suite.Name}
 	for _, suite := range others {
 		if strings.Contains(text, "SKIP "+suite+"/") {
 			t.Errorf("a case of the left-out suite %s is reported:\n%s", suite, text)
