@@ -13,6 +13,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/embedder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
@@ -89,6 +90,19 @@ func TestInterfaceMutants(t *testing.T) {
 			{"attempts-overwritten", []string{"builder-records/node-runs"}},
 			{"ended-kept", []string{"builder-records/node-runs"}},
 			{"alerts-fire-every-time", []string{"builder-records/alerts-fire-once"}},
+		}},
+		{embedder.Suite.Name, embedderMutant, []mutant{
+			{"no-api-version", []string{"embedder/identity"}},
+			{"model-per-call", []string{"embedder/model-stable"}},
+			{"empty-input-fails", []string{"embedder/empty-input"}},
+			{"drops-duplicates", []string{"embedder/one-vector-per-value"}},
+			{"words-only", []string{"embedder/finite-numbers"}},
+			{"length-per-batch", []string{"embedder/dimensions-fixed"}},
+			{"sorts-values", []string{"embedder/order-kept"}},
+			{"rejects-any-signal", []string{"embedder/live-signal", "embedder/abort-while-embedding"}},
+			{"ignores-signal", []string{"embedder/abort-before", "embedder/abort-while-embedding"}},
+			{"abort-as-plain-error", []string{"embedder/abort-before", "embedder/abort-while-embedding"}},
+			{"checks-signal-once", []string{"embedder/abort-while-embedding"}},
 		}},
 	} {
 		cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{suite.name}})

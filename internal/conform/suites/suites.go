@@ -14,6 +14,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/embedder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
@@ -33,6 +34,7 @@ var All = []*conform.Suite{
 	builder.Suite,
 	builderrecords.Suite,
 	world.Suite,
+	embedder.Suite,
 }
 
 // Names returns the suites' names, in run order.
