@@ -9,6 +9,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aitaskrunner"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
@@ -103,6 +104,18 @@ func TestInterfaceMutants(t *testing.T) {
 			{"ignores-signal", []string{"embedder/abort-before", "embedder/abort-while-embedding"}},
 			{"abort-as-plain-error", []string{"embedder/abort-before", "embedder/abort-while-embedding"}},
 			{"checks-signal-once", []string{"embedder/abort-while-embedding"}},
+		}},
+		{aitaskrunner.Suite.Name, aiTaskMutant, []mutant{
+			{"no-api-version", []string{"ai-task-runner/identity"}},
+			{"resolves-null", []string{"ai-task-runner/result-shape"}},
+			{"sends-as-service", []string{"ai-task-runner/prompt-as-user"}},
+			{"new-chat-each-run", []string{"ai-task-runner/task-chat-kept"}},
+			{"returns-run-id", []string{"ai-task-runner/chat-returned"}},
+			{"mutates-input", []string{"ai-task-runner/input-not-mutated"}},
+			{"swallows-failure", []string{"ai-task-runner/failure-rejects", "ai-task-runner/abort-while-running"}},
+			{"sends-then-checks", []string{"ai-task-runner/abort-before"}},
+			{"ignores-signal", []string{"ai-task-runner/abort-before", "ai-task-runner/abort-while-running"}},
+			{"checks-signal-once", []string{"ai-task-runner/abort-while-running"}},
 		}},
 	} {
 		cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{suite.name}})

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aitaskrunner"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
@@ -35,6 +36,7 @@ var All = []*conform.Suite{
 	builderrecords.Suite,
 	world.Suite,
 	embedder.Suite,
+	aitaskrunner.Suite,
 }
 
 // Names returns the suites' names, in run order.
