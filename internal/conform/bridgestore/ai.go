@@ -25,7 +25,7 @@ func (s bridgeSignals) call(ctx context.Context, method string, params, result a
 	var rpc *bridge.RPCError
 	if errors.As(err, &rpc) {
 		var d struct {
-			Name *string        `json:"name"`
+			Name *string         `json:"name"`
 			Sent json.RawMessage `json:"sent"`
 		}
 		if len(rpc.Data) > 0 && json.Unmarshal(rpc.Data, &d) == nil && d.Name != nil {
