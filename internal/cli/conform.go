@@ -72,7 +72,8 @@ Stores:
   memory  the in-process reference implementation of the same contracts
   bridge  your own StreamStore, run registry, Chat SDK state adapter,
           credential provider, engine adapter, graph compiler, builder
-          runtime or Workflow SDK World over the bridge protocol
+          runtime, Workflow SDK World, embedder or AI task runner over the
+          bridge protocol
           (--bridge 'CMD', or bridge.command in bsadapter.json)
 
 ` + fill("Suites: "+strings.Join(suites.Names(), ", ")+". By default every suite the store implements runs, "+

@@ -15,11 +15,13 @@ import (
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aitaskrunner"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/embedder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
@@ -226,7 +228,7 @@ func TestConformPGThroughTheCommand(t *testing.T) {
 
 // pgLeftOut are the suites pg does not implement: those that check an
 // adapter's own code.
-var pgLeftOut = []string{engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name}
+var pgLeftOut = []string{engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name, embedder.Suite.Name, aitaskrunner.Suite.Name}
 
 // suiteCases counts the cases of the suites.
 func suiteCases(names ...string) int {
@@ -287,7 +289,7 @@ func TestConformLeavesOutWhatTheBridgeDoesNotImplement(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, text)
 	}
-	others := []string{chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, builderrecords.Suite.Name, world.Suite.Name}
+	others := []string{chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, builderrecords.Suite.Name, world.Suite.Name, embedder.Suite.Name, aitaskrunner.Suite.Name}
 	for _, suite := range others {
 		if strings.Contains(text, "SKIP "+suite+"/") {
 			t.Errorf("a case of the left-out suite %s is reported:\n%s", suite, text)

@@ -41,7 +41,7 @@ How each store is driven:
   credentials block's rules, which do not apply to it (below).
 - ` + "`--store bridge`" + `: your StreamStore, run registry, Chat SDK state
   adapter, credential provider, engine adapter, graph compiler, builder
-  runtime and Workflow SDK World over the bridge protocol. A run that names no suite leaves out the suites the bridge
+  runtime, Workflow SDK World, embedder and AI task runner over the bridge protocol. A run that names no suite leaves out the suites the bridge
   does not declare in its capabilities, and says which; a suite named with ` + "`--suite`" + ` is then
   reported as skipped, with that reason. Each case whose optional capability the bridge does not
   declare is skipped, and the reason names the capability ([bridge-protocol.md](bridge-protocol.md)).

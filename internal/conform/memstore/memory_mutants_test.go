@@ -9,10 +9,12 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aitaskrunner"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/embedder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 )
@@ -89,6 +91,31 @@ func TestInterfaceMutants(t *testing.T) {
 			{"attempts-overwritten", []string{"builder-records/node-runs"}},
 			{"ended-kept", []string{"builder-records/node-runs"}},
 			{"alerts-fire-every-time", []string{"builder-records/alerts-fire-once"}},
+		}},
+		{embedder.Suite.Name, embedderMutant, []mutant{
+			{"no-api-version", []string{"embedder/identity"}},
+			{"model-per-call", []string{"embedder/model-stable"}},
+			{"empty-input-fails", []string{"embedder/empty-input"}},
+			{"drops-duplicates", []string{"embedder/one-vector-per-value"}},
+			{"words-only", []string{"embedder/finite-numbers"}},
+			{"length-per-batch", []string{"embedder/dimensions-fixed"}},
+			{"sorts-values", []string{"embedder/order-kept"}},
+			{"rejects-any-signal", []string{"embedder/live-signal", "embedder/abort-while-embedding"}},
+			{"ignores-signal", []string{"embedder/abort-before", "embedder/abort-while-embedding"}},
+			{"abort-as-plain-error", []string{"embedder/abort-before", "embedder/abort-while-embedding"}},
+			{"checks-signal-once", []string{"embedder/abort-while-embedding"}},
+		}},
+		{aitaskrunner.Suite.Name, aiTaskMutant, []mutant{
+			{"no-api-version", []string{"ai-task-runner/identity"}},
+			{"resolves-null", []string{"ai-task-runner/result-shape"}},
+			{"sends-as-service", []string{"ai-task-runner/prompt-as-user"}},
+			{"new-chat-each-run", []string{"ai-task-runner/task-chat-kept"}},
+			{"returns-run-id", []string{"ai-task-runner/chat-returned"}},
+			{"mutates-input", []string{"ai-task-runner/input-not-mutated"}},
+			{"swallows-failure", []string{"ai-task-runner/failure-rejects", "ai-task-runner/abort-while-running"}},
+			{"sends-then-checks", []string{"ai-task-runner/abort-before"}},
+			{"ignores-signal", []string{"ai-task-runner/abort-before", "ai-task-runner/abort-while-running"}},
+			{"checks-signal-once", []string{"ai-task-runner/abort-while-running"}},
 		}},
 	} {
 		cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{suite.name}})

@@ -9,11 +9,13 @@ import (
 	"slices"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aitaskrunner"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/embedder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
@@ -33,6 +35,8 @@ var All = []*conform.Suite{
 	builder.Suite,
 	builderrecords.Suite,
 	world.Suite,
+	embedder.Suite,
+	aitaskrunner.Suite,
 }
 
 // Names returns the suites' names, in run order.

@@ -23,6 +23,9 @@ export class ResultError extends Error {
   }
 }
 
+// An error with a data property (a rejection of the interface's own,
+// which names what was thrown) sends that data with its answer.
+
 // serve answers initialize with the given name and capabilities (in the
 // protocol version offered: these bridges use nothing that differs between
 // 1 and 2) and every "group.method" from groups, until stdin closes.
@@ -59,7 +62,7 @@ export function serve({ label, name, capabilities, groups }) {
           send({
             jsonrpc: "2.0",
             id: msg.id,
-            error: { code: err.code ?? -32000, message: err.message, ...(err instanceof ResultError ? { data: { kind: err.kind } } : {}) },
+            error: { code: err.code ?? -32000, message: err.message, ...(err instanceof ResultError ? { data: { kind: err.kind } } : err.data ? { data: err.data } : {}) },
           }),
       );
   });
