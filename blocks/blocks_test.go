@@ -58,7 +58,21 @@ var wantModules = []struct {
 	{"ai-files", "1", []string{}},
 	{"vector-search", "1", []string{}},
 	{"knowledge", "1", knowledgeFunctions},
+	{"memory", "2", memoryFunctions},
 }
+
+// memoryFunctions are the memory block's functions, then the same in
+// schema api.
+var memoryFunctions = func() []string {
+	fns := []string{"memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename",
+		"memory_list", "memory_save", "memory_search", "memory_forget", "set_memory_embedding", "set_memory_embeddings",
+		"pending_memory_embeddings", "set_ai_message_embedding", "recall_ai_messages", "memory_document_read",
+		"memory_document_write", "purge_memory_documents"}
+	for _, f := range append([]string{}, fns...) {
+		fns = append(fns, "api."+f)
+	}
+	return fns
+}()
 
 // knowledgeFunctions are the knowledge block's functions, then the same in
 // schema api.
@@ -186,7 +200,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@3", "ai-chat@2", "ai-files@1", "chat-sdk-state@1", "credentials@1", "jobs@1", "knowledge@1", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "vector-search@1", "workflow-builder@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@3", "ai-chat@2", "ai-files@1", "chat-sdk-state@1", "credentials@1", "jobs@1", "knowledge@1", "memory@2", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "vector-search@1", "workflow-builder@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -278,7 +292,7 @@ func TestInstallSubsetThenRest(t *testing.T) {
 	}
 	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed,
 		"jobs": blocks.Installed, "pg-net": blocks.Installed, "workflow-sdk-world": blocks.Installed, "workflow-builder": blocks.Installed,
-		"ai-files": blocks.Installed, "vector-search": blocks.Installed, "knowledge": blocks.Installed}
+		"ai-files": blocks.Installed, "vector-search": blocks.Installed, "knowledge": blocks.Installed, "memory": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {
 		t.Errorf("install all after streams: %v, want %v", got, want)
 	}
