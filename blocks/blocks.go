@@ -1,7 +1,7 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
-// adapters against (supabase-base, access, vault, jobs, pg-net, streams,
-// ai-chat, chat-sdk-state, credentials, workflows, workflow-sdk-world,
-// workflow-builder), lists them with their versions, dependencies and
+// adapters against (supabase-base, access, vault, jobs, pg-net,
+// vector-search, ai-files, streams, ai-chat, chat-sdk-state, credentials,
+// workflows, workflow-sdk-world, workflow-builder, knowledge, memory), lists them with their versions, dependencies and
 // functions, and installs them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in
@@ -48,6 +48,11 @@ type Module struct {
 	Mode string `json:"mode"`
 	// Requires names the modules that must be installed first.
 	Requires []string `json:"requires"`
+	// Extensions names the PostgreSQL extensions the module's SQL creates
+	// or uses (the header line "-- extensions: vector"): a server without
+	// them cannot install the module, nor any module that requires it
+	// (NeedsExtensions lists them with the dependencies').
+	Extensions []string `json:"extensions,omitempty"`
 	// Functions lists the public SQL functions the module defines,
 	// schema-qualified, in the order the SQL defines them.
 	Functions []string `json:"functions"`
@@ -108,7 +113,7 @@ func (s *Set) Hash() string {
 }
 
 var (
-	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires|mode):[ \t]*(.*)$`)
+	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires|mode|extensions):[ \t]*(.*)$`)
 	funcRe   = regexp.MustCompile(`(?i)create\s+(?:or\s+replace\s+)?function\s+"?([a-z_]+)"?\."?([a-z_][a-z0-9_]*)"?\s*\(`)
 )
 
@@ -213,6 +218,7 @@ func (s *Set) List() []Module {
 	out := make([]Module, len(s.modules))
 	for i, m := range s.modules {
 		m.Requires = append([]string{}, m.Requires...)
+		m.Extensions = append([]string(nil), m.Extensions...)
 		m.Functions = append([]string{}, m.Functions...)
 		out[i] = m
 	}
@@ -404,11 +410,30 @@ const pgNetCheck = "exists (select from pg_catalog.pg_extension where extname = 
 	"or (pg_catalog.to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null\n" +
 	"  and coalesce(pg_catalog.obj_description(pg_catalog.to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)'), 'pg_proc'), '') <> 'bsadapter pg_net stand-in')"
 
+// VectorSearchModule is the stand-in for better-supabase's vector-search
+// module: pgvector (0.8 or newer) in schema extensions, for the knowledge
+// and memory blocks. It is the one module that needs a server extension.
+const VectorSearchModule = "vector-search"
+
+// vectorCheck is true in a database with pgvector of its own (one this
+// module did not create).
+const vectorCheck = "exists (select from pg_catalog.pg_extension e where e.extname = 'vector'\n" +
+	"  and coalesce(pg_catalog.obj_description(e.oid, 'pg_extension'), '') <> 'bsadapter vector-search stand-in: pgvector, created by bsadapter')"
+
+// AIFilesModule is the stand-in for better-supabase's ai-files module (the
+// table better_supabase.ai_files), for the knowledge block's attachments.
+const AIFilesModule = "ai-files"
+
+// aiFilesCheck is true in a database with an ai_files table of its own.
+const aiFilesCheck = "pg_catalog.to_regclass('better_supabase.ai_files') is not null\n" +
+	"and coalesce(pg_catalog.obj_description(pg_catalog.to_regclass('better_supabase.ai_files'), 'pg_class'), '') <> 'bsadapter ai-files stand-in'"
+
 // isStandIn says whether module stands in for pieces a database may have
 // of its own: its SQL runs everywhere, filling in only what is missing,
 // and it is recorded only where the pieces are its own.
 func isStandIn(module string) bool {
-	return module == AccessModule || module == VaultModule || module == JobsModule || module == PgNetModule
+	return module == AccessModule || module == VaultModule || module == JobsModule || module == PgNetModule ||
+		module == VectorSearchModule || module == AIFilesModule
 }
 
 // accessCheck is true in a database whose better_supabase.can is not the
@@ -431,6 +456,10 @@ func providedBy(module string) (check, what string) {
 		return jobsCheck, "a jobs module"
 	case PgNetModule:
 		return pgNetCheck, "pg_net"
+	case VectorSearchModule:
+		return vectorCheck, "pgvector"
+	case AIFilesModule:
+		return aiFilesCheck, "an ai_files table"
 	}
 	return "", ""
 }
@@ -672,6 +701,27 @@ func errorLine(sql string, err error) int {
 		}
 	}
 	return 0
+}
+
+// NeedsExtensions returns the extensions the named module needs, its own
+// and those of every module it requires, sorted; nil for an unknown name.
+func (s *Set) NeedsExtensions(name string) []string {
+	mods, err := s.Resolve(name)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range mods {
+		for _, e := range m.Extensions {
+			if !seen[e] {
+				seen[e] = true
+				out = append(out, e)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // LoadError reports a broken embedded module (a build problem, caught by

@@ -55,7 +55,38 @@ var wantModules = []struct {
 	{"pg-net", "1", []string{"net.http_post"}},
 	{"workflow-sdk-world", "1", []string{"workflow_sdk_mirror_run", "dispatch_workflow_deliveries"}},
 	{"workflow-builder", "1", builderFunctions},
+	{"ai-files", "1", []string{}},
+	{"vector-search", "1", []string{}},
+	{"knowledge", "1", knowledgeFunctions},
+	{"memory", "2", memoryFunctions},
 }
+
+// memoryFunctions are the memory block's functions, then the same in
+// schema api.
+var memoryFunctions = func() []string {
+	fns := []string{"memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename",
+		"memory_list", "memory_save", "memory_search", "memory_forget", "set_memory_embedding", "set_memory_embeddings",
+		"pending_memory_embeddings", "set_ai_message_embedding", "recall_ai_messages", "memory_document_read",
+		"memory_document_write", "purge_memory_documents"}
+	for _, f := range append([]string{}, fns...) {
+		fns = append(fns, "api."+f)
+	}
+	return fns
+}()
+
+// knowledgeFunctions are the knowledge block's functions, then the same in
+// schema api.
+var knowledgeFunctions = func() []string {
+	fns := []string{"create_knowledge_document", "get_knowledge_document", "list_knowledge_documents", "delete_knowledge_document",
+		"write_knowledge_chunks", "pending_knowledge_chunks", "set_knowledge_embeddings", "fail_knowledge_document",
+		"pending_knowledge_documents", "reembed_knowledge", "knowledge_search"}
+	for _, f := range []string{"create_knowledge_document", "write_knowledge_chunks", "get_knowledge_document", "list_knowledge_documents",
+		"delete_knowledge_document", "knowledge_search", "pending_knowledge_chunks", "set_knowledge_embeddings", "fail_knowledge_document",
+		"pending_knowledge_documents", "reembed_knowledge"} {
+		fns = append(fns, "api."+f)
+	}
+	return fns
+}()
 
 func TestListInDependencyOrder(t *testing.T) {
 	mods := blocks.List()
@@ -169,7 +200,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@3", "ai-chat@2", "chat-sdk-state@1", "credentials@1", "jobs@1", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "workflow-builder@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@3", "ai-chat@2", "ai-files@1", "chat-sdk-state@1", "credentials@1", "jobs@1", "knowledge@1", "memory@2", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "vector-search@1", "workflow-builder@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -260,7 +291,8 @@ func TestInstallSubsetThenRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed,
-		"jobs": blocks.Installed, "pg-net": blocks.Installed, "workflow-sdk-world": blocks.Installed, "workflow-builder": blocks.Installed}
+		"jobs": blocks.Installed, "pg-net": blocks.Installed, "workflow-sdk-world": blocks.Installed, "workflow-builder": blocks.Installed,
+		"ai-files": blocks.Installed, "vector-search": blocks.Installed, "knowledge": blocks.Installed, "memory": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {
 		t.Errorf("install all after streams: %v, want %v", got, want)
 	}

@@ -195,6 +195,8 @@ func parseHeader(path, sql string) (m Module, ok bool, err error) {
 			m.Mode = v
 		case "requires":
 			m.Requires = append(m.Requires, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
+		case "extensions":
+			m.Extensions = append(m.Extensions, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
 		}
 	}
 	if m.Name == "" {

@@ -640,9 +640,11 @@ func (r *probeRun) runOne(p probe) (res probeResult) {
 		return probeResult{verdict: verdictUnsupported, expect: res.expect,
 			actual: "marked upstream-bug, and probeBugs holds no contract expectation for it"}
 	}
-	if len(p.Needs) > 0 {
-		return probeResult{verdict: verdictUnsupported, expect: res.expect,
-			actual: fmt.Sprintf("needs the stand-ins of %s, which the runner does not provide", strings.Join(p.Needs, ", "))}
+	for _, n := range p.Needs {
+		if _, ok := probeNeeds[n]; !ok {
+			return probeResult{verdict: verdictUnsupported, expect: res.expect,
+				actual: fmt.Sprintf("needs the stand-in of %s, which the runner does not know", n)}
+		}
 	}
 	tpl, err := r.template(p.Module)
 	if err != nil {
@@ -673,6 +675,21 @@ func (r *probeRun) runOne(p probe) (res probeResult) {
 		res.verdict, res.actual = verdictSetupFailed, err.Error()
 		return res
 	}
+	for _, n := range p.Needs {
+		// The checked statement reads the stand-in's table: where the
+		// implementation has none (a jobs module of its own), the probe
+		// does not apply.
+		var has bool
+		err := conn.QueryRow(ctx, "select pg_catalog.to_regclass($1) is not null", probeNeeds[n]).Scan(&has)
+		if err != nil {
+			res.verdict, res.actual = verdictSetupFailed, err.Error()
+			return res
+		}
+		if !has {
+			res.verdict, res.actual = verdictUnsupported, fmt.Sprintf("not applicable: reads %s, the %s stand-in's table, which the implementation lacks", probeNeeds[n], n)
+			return res
+		}
+	}
 	for i, st := range p.Setup {
 		var err error
 		switch {
@@ -696,8 +713,12 @@ func (r *probeRun) runOne(p probe) (res probeResult) {
 				_, err = exec("reset role; reset request.jwt.claims; " + sql)
 			}
 		case st.File != nil:
-			res.verdict, res.actual = verdictUnsupported, fmt.Sprintf("step %d: a row of the ai-files module, which the blocks do not have", i+1)
-			return res
+			_, err = exec("reset role; reset request.jwt.claims; " + probeFileSQL(st.File.ID, st.File.Tenant, st.File.Owner, st.File.Status))
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "42P01" {
+				res.verdict, res.actual = verdictUnsupported, fmt.Sprintf("step %d: no ai_files table for a file row: %v", i+1, err)
+				return res
+			}
 		default:
 			err = errors.New("a step names no user, grant, sql, platform or file")
 		}
@@ -726,6 +747,25 @@ func (r *probeRun) runOne(p probe) (res probeResult) {
 func probeGrantSQL(tenant, user, permission string) string {
 	return fmt.Sprintf("insert into better_supabase.tenant_permissions (tenant_id, user_id, permission) values (%s, %s, %s) on conflict do nothing",
 		quoteLit(tenant), quoteLit(user), quoteLit(permission))
+}
+
+// probeNeeds names, for each stand-in a probe may need, the table its
+// checked statement reads.
+var probeNeeds = map[string]string{
+	"jobs": "better_supabase._standin_jobs",
+}
+
+// probeFileSQL is the statement that makes a row of the ai-files module's
+// table (the four columns the blocks read).
+func probeFileSQL(id, tenant, owner, status string) string {
+	lit := func(s string) string {
+		if s == "" {
+			return "null"
+		}
+		return quoteLit(s)
+	}
+	return fmt.Sprintf("insert into better_supabase.ai_files (id, organization_id, owner_id, status) values (%s, %s, %s, %s)",
+		lit(id), lit(tenant), lit(owner), lit(status))
 }
 
 // platformSQL is the SQL of a platform step, as the corpus gives it.

@@ -61,7 +61,7 @@ var wantSignatures = map[string]struct{ args, result string }{
 	"auth.role":                                     {"", "text"},
 }
 
-var castRe = regexp.MustCompile(`::[a-z ]+(\[\])?`)
+var castRe = regexp.MustCompile(`::[a-z][a-z_. ]*(\[\])?`)
 
 // contractNotation turns pg_get_function_arguments output into the
 // notation of contracts.md: "x text DEFAULT NULL::text" -> "x text = null".
