@@ -1,7 +1,7 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
 // adapters against (supabase-base, access, vault, jobs, pg-net, streams,
-// ai-chat, chat-sdk-state, credentials, workflows, workflow-sdk-world,
-// workflow-builder), lists them with their versions, dependencies and
+// ai-chat, ai-cache, chat-sdk-state, credentials, workflows,
+// workflow-sdk-world, workflow-builder), lists them with their versions, dependencies and
 // functions, and installs them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in

@@ -57,20 +57,6 @@ $policies$;
 revoke all on table better_supabase.ai_cache_entries from public, anon, authenticated, service_role;
 grant all on table better_supabase.ai_cache_entries to service_role;
 
--- An entry as the functions return it: every column, value last (set
--- leaves it out).
-create or replace function better_supabase._ai_cache_entry(e better_supabase.ai_cache_entries)
-returns jsonb
-language sql
-immutable
-set search_path = ''
-as $$
-  select pg_catalog.jsonb_build_object(
-    'key', e.key, 'organization_id', e.organization_id, 'kind', e.kind, 'model', e.model,
-    'hits', e.hits, 'created_at', e.created_at, 'last_hit_at', e.last_hit_at, 'expires_at', e.expires_at,
-    'value', e.value);
-$$;
-
 -- The live entry under key, with its value, after counting this read as a
 -- hit; null when there is none, it expired, or key is null.
 create or replace function better_supabase.ai_cache_get(key text)
@@ -88,7 +74,8 @@ begin
   if not found then
     return null;
   end if;
-  return better_supabase._ai_cache_entry(hit);
+  -- Every column, as JSON.
+  return pg_catalog.to_jsonb(hit);
 end
 $$;
 
@@ -120,7 +107,7 @@ begin
     set organization_id = excluded.organization_id, kind = excluded.kind, model = excluded.model,
         value = excluded.value, hits = 0, created_at = now(), last_hit_at = null, expires_at = excluded.expires_at
   returning cur.* into stored;
-  return better_supabase._ai_cache_entry(stored) - 'value';
+  return pg_catalog.to_jsonb(stored) - 'value';
 end
 $$;
 
@@ -205,7 +192,6 @@ set search_path = ''
 as $$ select better_supabase.purge_ai_cache(purge_ai_cache.batch) $$;
 
 revoke execute on function
-  better_supabase._ai_cache_entry(better_supabase.ai_cache_entries),
   better_supabase.ai_cache_get(text),
   better_supabase.ai_cache_set(text, jsonb, integer, uuid, text, text),
   better_supabase.ai_cache_delete(text, uuid, text),
@@ -218,7 +204,6 @@ revoke execute on function
 -- every new function.
 from public, anon, authenticated, service_role;
 grant execute on function
-  better_supabase._ai_cache_entry(better_supabase.ai_cache_entries),
   better_supabase.ai_cache_get(text),
   better_supabase.ai_cache_set(text, jsonb, integer, uuid, text, text),
   better_supabase.ai_cache_delete(text, uuid, text),
