@@ -79,7 +79,8 @@ func versionAtLeast(have, min string) bool {
 func ExtensionHelp(e Extension) string {
 	if e.Name == "vector" {
 		return "to get them, use a server with pgvector" + minText(e) + ": --dsn with one that has it (Supabase has it), " +
-			"--pg docker (bsadapter's image builds it in), or this machine's PostgreSQL with pgvector installed " +
+			"--pg docker --pg-image pgvector/pgvector:0.8.0-pg15 (the official postgres image with pgvector; the default image lacks it), " +
+			"or this machine's PostgreSQL with pgvector installed " +
 			"(Debian 13 and Ubuntu: apt-get install postgresql-NN-pgvector; macOS: brew install pgvector; " +
 			"Debian 12: scripts/pgvector.sh in bsadapter's repository builds it from Debian's source package)"
 	}
