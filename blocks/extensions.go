@@ -150,3 +150,45 @@ func extensionGuard(m Module) string {
 }
 
 func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// LeftOut returns the modules of the set that the database conn is
+// connected to lacks because the server lacks what they need (or they
+// require such a module), each with the reason and the way to get it, in
+// dependency order: what Install left out there, found again from the
+// database (a cached template database was prepared by an earlier run).
+func (s *Set) LeftOut(ctx context.Context, conn *pgx.Conn) ([]ModuleResult, error) {
+	recorded := map[string]bool{}
+	var hasRegistry bool
+	if err := conn.QueryRow(ctx, "select pg_catalog.to_regclass('better_supabase.modules') is not null").Scan(&hasRegistry); err != nil {
+		return nil, err
+	}
+	if hasRegistry {
+		rows, err := conn.Query(ctx, "select name from better_supabase.modules")
+		if err != nil {
+			return nil, err
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			recorded[n] = true
+		}
+	}
+	var out []ModuleResult
+	leftOut := map[string]bool{}
+	for _, m := range s.List() {
+		if recorded[m.Name] {
+			continue
+		}
+		reason, err := leaveOut(ctx, conn, m, leftOut)
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" {
+			leftOut[m.Name] = true
+			out = append(out, ModuleResult{Name: m.Name, Version: m.Version, Action: LeftOut, Reason: reason})
+		}
+	}
+	return out, nil
+}

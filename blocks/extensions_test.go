@@ -108,6 +108,14 @@ func TestModuleNeedingAMissingExtensionIsLeftOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkLeftOut(t, conn, rep, c.want...)
+			// Found again from the database, as a later run sees it.
+			again, err := set.LeftOut(context.Background(), conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again) != 2 || again[0] != rep.LeftOut()[0] || again[1] != rep.LeftOut()[1] {
+				t.Errorf("LeftOut(conn) = %+v, want what Install reported: %+v", again, rep.LeftOut())
+			}
 
 			// The printed SQL: the guard refuses with the advice as hint.
 			_, db2 := pgtest.EmptyDB(t)
