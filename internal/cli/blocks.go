@@ -264,7 +264,7 @@ func writeInstall(opts *blocksInstallOptions, set *blocks.Set, database string, 
 }
 
 // writeInstallText writes one line per module: installed, upgraded,
-// already installed or skipped.
+// already installed, skipped or left out (with the reason).
 func writeInstallText(app *App, rep blocks.Report) {
 	for _, m := range rep.Modules {
 		what := map[string]string{
