@@ -103,8 +103,10 @@ incdir="$tmp/dev/root$("$pg_config" --includedir-server)"
 [ -f "$incdir/postgres.h" ] || die "postgresql-server-dev-$major has no postgres.h under $("$pg_config" --includedir-server)"
 
 make_args=(-C "$srcdir" with_llvm=no OPTFLAGS="" PG_CONFIG="$pg_config" includedir_server="$incdir")
-say "make pgvector $version for PostgreSQL $major ($pg_config)"
+say "make pgvector $version for PostgreSQL $major ($pg_config), after $(( $(date +%s) - start )) s of fetching"
+built=$(date +%s)
 make -s "${make_args[@]}" >&2
+say "compiled in $(( $(date +%s) - built )) s"
 say "make install${destdir:+ DESTDIR=$destdir}"
 # HEADERS= : pgvector's C headers are for other extensions' builds, and
 # the headers' folder here is the temporary one.
