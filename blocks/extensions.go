@@ -78,13 +78,13 @@ func versionAtLeast(have, min string) bool {
 // ExtensionHelp says how to get a server that offers the extension.
 func ExtensionHelp(e Extension) string {
 	if e.Name == "vector" {
-		return "to get them, use a server with pgvector" + minText(e) + ": --dsn with one that has it (Supabase has it), " +
+		return "to get it, use a server with pgvector" + minText(e) + ": --dsn with one that has it (Supabase has it), " +
 			"--pg docker --pg-image pgvector/pgvector:0.8.0-pg15 (the official postgres image with pgvector; the default image lacks it), " +
 			"or this machine's PostgreSQL with pgvector installed " +
 			"(Debian 13 and Ubuntu: apt-get install postgresql-NN-pgvector; macOS: brew install pgvector; " +
 			"Debian 12: scripts/pgvector.sh in bsadapter's repository builds it from Debian's source package)"
 	}
-	return "to get them, use a server that offers the extension " + e.Name + minText(e) + " (--dsn with one that has it, or install it for this machine's PostgreSQL)"
+	return "to get it, use a server that offers the extension " + e.Name + minText(e) + " (--dsn with one that has it, or install it for this machine's PostgreSQL)"
 }
 
 func minText(e Extension) string {

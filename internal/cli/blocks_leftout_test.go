@@ -31,7 +31,7 @@ func TestBlocksInstallLeavesOutAModuleWithoutItsExtension(t *testing.T) {
 	}
 	for _, want := range []string{
 		"supabase-base 1: installed\n",
-		"needy 1: left out: the server lacks extension bsadapter_no_such_extension; to get them, use a server that offers the extension bsadapter_no_such_extension (--dsn",
+		"needy 1: left out: the server lacks extension bsadapter_no_such_extension; to get it, use a server that offers the extension bsadapter_no_such_extension (--dsn",
 		"after 1: left out: it requires module needy, which was left out\n",
 	} {
 		if !strings.Contains(out, want) {
