@@ -1,7 +1,8 @@
 // Package blocks embeds the better-supabase SQL blocks that bsadapter checks
 // adapters against (supabase-base, access, vault, jobs, pg-net,
-// vector-search, ai-files, streams, ai-chat, chat-sdk-state, credentials,
-// workflows, workflow-sdk-world, workflow-builder, knowledge, memory), lists them with their versions, dependencies and
+// vector-search, ai-files, streams, ai-chat, ai-cache, chat-sdk-state,
+// credentials, workflows, workflow-sdk-world, workflow-builder, knowledge,
+// memory), lists them with their versions, dependencies and
 // functions, and installs them into a PostgreSQL database.
 //
 // Every block lives in schema better_supabase. Each module is installed in
@@ -48,14 +49,14 @@ type Module struct {
 	Mode string `json:"mode"`
 	// Requires names the modules that must be installed first.
 	Requires []string `json:"requires"`
-	// Extensions names the PostgreSQL extensions the module's SQL creates
-	// or uses (the header line "-- extensions: vector"): a server without
-	// them cannot install the module, nor any module that requires it
-	// (NeedsExtensions lists them with the dependencies').
-	Extensions []string `json:"extensions,omitempty"`
 	// Functions lists the public SQL functions the module defines,
 	// schema-qualified, in the order the SQL defines them.
 	Functions []string `json:"functions"`
+	// Extensions names the PostgreSQL extensions the module needs the
+	// server to offer (header "-- needs-extension: vector >= 0.8"). Install
+	// leaves out a module whose extension the server lacks, and every
+	// module that requires it.
+	Extensions []Extension `json:"extensions,omitempty"`
 	// SQL is the module's SQL, without the registry bookkeeping.
 	SQL string `json:"-"`
 	// File is where the SQL comes from: sql/<name>.sql for an embedded
@@ -113,7 +114,7 @@ func (s *Set) Hash() string {
 }
 
 var (
-	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires|mode|extensions):[ \t]*(.*)$`)
+	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires|mode|needs-extension):[ \t]*(.*)$`)
 	funcRe   = regexp.MustCompile(`(?i)create\s+(?:or\s+replace\s+)?function\s+"?([a-z_]+)"?\."?([a-z_][a-z0-9_]*)"?\s*\(`)
 )
 
@@ -218,8 +219,8 @@ func (s *Set) List() []Module {
 	out := make([]Module, len(s.modules))
 	for i, m := range s.modules {
 		m.Requires = append([]string{}, m.Requires...)
-		m.Extensions = append([]string(nil), m.Extensions...)
 		m.Functions = append([]string{}, m.Functions...)
+		m.Extensions = append([]Extension(nil), m.Extensions...)
 		out[i] = m
 	}
 	return out
@@ -370,6 +371,7 @@ func (s *Set) SQL(names ...string) (string, error) {
 				"  execute %s\n%s\n%s;\nend\n$guard$;",
 				what, strings.ReplaceAll(check, "\n", "\n    "), m.Name, m.Name, what, baseQuote, body, baseQuote)
 		}
+		b.WriteString(extensionGuard(m))
 		b.WriteString(body)
 		b.WriteString("\n\ncommit;\n")
 	}
@@ -493,6 +495,7 @@ const (
 	Installed = "installed" // the module's SQL ran and the module is recorded
 	Already   = "already"   // this version (or a newer one) was installed before
 	Skipped   = "skipped"   // the database provides it already (supabase-base on Supabase)
+	LeftOut   = "left out"  // the server lacks an extension it needs (Reason says which, and how to get it)
 )
 
 // ModuleResult is what happened to one module.
@@ -503,6 +506,22 @@ type ModuleResult struct {
 	Action string `json:"action"`
 	// Found is the version the database had before, when it had one.
 	Found string `json:"found,omitempty"`
+	// Reason says why a module was left out: the extension the server
+	// lacks (or the module it requires that was left out), and how to get
+	// it.
+	Reason string `json:"reason,omitempty"`
+}
+
+// LeftOut returns the modules Install left out, in the order it handled
+// them.
+func (r Report) LeftOut() []ModuleResult {
+	var out []ModuleResult
+	for _, m := range r.Modules {
+		if m.Action == LeftOut {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Changed reports whether Install changed the database.
@@ -579,9 +598,19 @@ func (s *Set) Install(ctx context.Context, conn *pgx.Conn, names ...string) (Rep
 	}
 	var rep Report
 	report, _ := ctx.Value(progressKey{}).(func(Module))
+	leftOut := map[string]bool{}
 	for _, m := range mods {
 		if report != nil {
 			report(m)
+		}
+		reason, err := leaveOut(ctx, conn, m, leftOut)
+		if err != nil {
+			return rep, &InstallError{Module: m.Name, File: m.File, Err: err}
+		}
+		if reason != "" {
+			leftOut[m.Name] = true
+			rep.Modules = append(rep.Modules, ModuleResult{Name: m.Name, Version: m.Version, Action: LeftOut, Reason: reason})
+			continue
 		}
 		res, err := installOne(ctx, conn, s.registry, m)
 		if err != nil {
@@ -701,27 +730,6 @@ func errorLine(sql string, err error) int {
 		}
 	}
 	return 0
-}
-
-// NeedsExtensions returns the extensions the named module needs, its own
-// and those of every module it requires, sorted; nil for an unknown name.
-func (s *Set) NeedsExtensions(name string) []string {
-	mods, err := s.Resolve(name)
-	if err != nil {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range mods {
-		for _, e := range m.Extensions {
-			if !seen[e] {
-				seen[e] = true
-				out = append(out, e)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // LoadError reports a broken embedded module (a build problem, caught by

@@ -21,7 +21,7 @@ func TestEmbeddedFS(t *testing.T) {
 	if err := blocks.LoadError(); err != nil {
 		t.Fatal(err)
 	}
-	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql", "sql/access.sql", "sql/vault.sql", "sql/credentials.sql", "sql/jobs.sql", "sql/pg-net.sql", "sql/workflow-sdk-world.sql", "sql/workflow-builder.sql"); err != nil {
+	if err := fstest.TestFS(blocks.FS(), "sql/registry.sql", "sql/supabase-base.sql", "sql/streams.sql", "sql/ai-chat.sql", "sql/workflows.sql", "sql/chat-sdk-state.sql", "sql/access.sql", "sql/vault.sql", "sql/credentials.sql", "sql/jobs.sql", "sql/pg-net.sql", "sql/workflow-sdk-world.sql", "sql/workflow-builder.sql", "sql/ai-cache.sql"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -48,6 +48,8 @@ var wantModules = []struct {
 		"register_ai_sandbox", "touch_ai_sandbox", "ai_sandbox_for", "list_ai_sandboxes", "idle_ai_sandboxes", "finish_ai_sandbox_stop",
 		"load_ai_harness_session", "save_ai_harness_session", "lock_ai_harness_session", "unlock_ai_harness_session"}},
 	{"chat-sdk-state", "1", chatStateFunctions},
+	{"ai-cache", "1", []string{"ai_cache_get", "ai_cache_set", "ai_cache_delete", "purge_ai_cache",
+		"api.ai_cache_get", "api.ai_cache_set", "api.ai_cache_delete", "api.purge_ai_cache"}},
 	{"workflows", "1", []string{"record_workflow_run", "workflow_runs_list", "workflow_run_get", "request_workflow_cancel", "purge_workflow_runs",
 		"create_workflow_schedule", "workflow_schedules_list", "pause_workflow_schedule", "remove_workflow_schedule", "claim_due_workflow_schedules", "advance_workflow_schedule",
 		"acquire_workflow_semaphore", "release_workflow_semaphore", "workflow_admission_active", "request_workflow_start", "claim_workflow_start_requests", "mark_workflow_start_request"}},
@@ -200,7 +202,7 @@ func TestInstallFreshThenTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"access@3", "ai-chat@2", "ai-files@1", "chat-sdk-state@1", "credentials@1", "jobs@1", "knowledge@1", "memory@2", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "vector-search@1", "workflow-builder@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
+	if want := []string{"access@3", "ai-cache@1", "ai-chat@2", "ai-files@1", "chat-sdk-state@1", "credentials@1", "jobs@1", "knowledge@1", "memory@2", "pg-net@1", "streams@1", "supabase-base@1", "vault@1", "vector-search@1", "workflow-builder@1", "workflow-sdk-world@1", "workflows@1"}; !slices.Equal(recorded, want) {
 		t.Errorf("modules table = %v, want %v", recorded, want)
 	}
 
@@ -231,11 +233,11 @@ func catalogSnapshot(t *testing.T, conn *pgx.Conn) []string {
 	rows, err := conn.Query(context.Background(), `
 		select 'function ' || p.oid::regprocedure || ' xmin=' || p.xmin || ' ' || md5(pg_get_functiondef(p.oid)) || ' acl=' || coalesce(p.proacl::text, '')
 		from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-		where n.nspname in ('better_supabase', 'auth')
+		where n.nspname in ('better_supabase', 'auth', 'api')
 		union all
 		select 'relation ' || c.oid::regclass || ' xmin=' || c.xmin || ' rls=' || c.relrowsecurity || ' acl=' || coalesce(c.relacl::text, '')
 		from pg_class c join pg_namespace n on n.oid = c.relnamespace
-		where n.nspname in ('better_supabase', 'auth')
+		where n.nspname in ('better_supabase', 'auth', 'api')
 		union all
 		select 'policy ' || schemaname || '.' || tablename || '.' || policyname || ' ' || coalesce(qual, '') || ' ' || array_to_string(roles, ',')
 		from pg_policies where schemaname in ('better_supabase', 'auth')
@@ -290,7 +292,7 @@ func TestInstallSubsetThenRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed,
+	want := map[string]string{"supabase-base": blocks.Already, "streams": blocks.Already, "access": blocks.Installed, "ai-cache": blocks.Installed, "ai-chat": blocks.Installed, "chat-sdk-state": blocks.Installed, "vault": blocks.Installed, "credentials": blocks.Installed, "workflows": blocks.Installed,
 		"jobs": blocks.Installed, "pg-net": blocks.Installed, "workflow-sdk-world": blocks.Installed, "workflow-builder": blocks.Installed,
 		"ai-files": blocks.Installed, "vector-search": blocks.Installed, "knowledge": blocks.Installed, "memory": blocks.Installed}
 	if got := actions(rep); !mapsEqual(got, want) {

@@ -195,8 +195,12 @@ func parseHeader(path, sql string) (m Module, ok bool, err error) {
 			m.Mode = v
 		case "requires":
 			m.Requires = append(m.Requires, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
-		case "extensions":
-			m.Extensions = append(m.Extensions, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
+		case "needs-extension":
+			exts, err := parseExtensions(v)
+			if err != nil {
+				return m, true, fmt.Errorf("blocks: %s: %v", path, err)
+			}
+			m.Extensions = append(m.Extensions, exts...)
 		}
 	}
 	if m.Name == "" {

@@ -29,48 +29,10 @@ func (t Template) set() *Set {
 func (t Template) Key() string { return "blocks-" + t.set().Hash()[:16] }
 
 // Prepare installs every module of the set into the database conn is
-// connected to, but for the modules that need a server extension the
-// server does not offer (Module.Extensions, with what they require): those
-// are left out.
+// connected to.
 func (t Template) Prepare(ctx context.Context, conn *pgx.Conn) error {
-	set := t.set()
-	names, err := installable(ctx, conn, set)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	_, err = set.Install(ctx, conn, names...)
+	_, err := t.set().Install(ctx, conn)
 	return err
-}
-
-// installable lists the modules of set whose extensions the server offers
-// (pg_available_extensions).
-func installable(ctx context.Context, conn *pgx.Conn, set *Set) ([]string, error) {
-	rows, err := conn.Query(ctx, "select name from pg_catalog.pg_available_extensions")
-	if err != nil {
-		return nil, err
-	}
-	offered, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	has := map[string]bool{}
-	for _, e := range offered {
-		has[e] = true
-	}
-	var names []string
-	for _, m := range set.List() {
-		ok := true
-		for _, e := range set.NeedsExtensions(m.Name) {
-			ok = ok && has[e]
-		}
-		if ok {
-			names = append(names, m.Name)
-		}
-	}
-	return names, nil
 }
 
 // Roles lists the Supabase API roles supabase-base creates on a server

@@ -2171,13 +2171,21 @@ declare
     'idle_ai_sandboxes(integer,integer)', 'finish_ai_sandbox_stop(uuid,boolean,text)',
     'load_ai_harness_session(uuid,text)', 'save_ai_harness_session(uuid,text,jsonb,text)',
     'lock_ai_harness_session(uuid,text,text,integer)', 'unlock_ai_harness_session(uuid,text,text)'];
+  -- Called by the functions above only.
+  helpers text[] := array[
+    '_ai_approval_doc', '_ai_audit', '_ai_chat_doc', '_ai_chat_notify', '_ai_harness_doc', '_ai_harness_row',
+    '_ai_input_doc', '_ai_may', '_ai_model_doc', '_ai_moderation_doc', '_ai_own_chat', '_ai_project_doc',
+    '_ai_run_doc', '_ai_sandbox_doc', '_ai_server_only', '_ai_step_doc'];
   name text;
 begin
   for f in
     select p.oid::regprocedure from pg_catalog.pg_proc p
     join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+    -- This module's functions by name, not by a pattern: other modules'
+    -- (ai-cache's ai_cache_get, ...) keep their own grants.
     where n.nspname = 'better_supabase'
-      and (p.proname like 'ai\_%' or p.proname like '\_ai\_%' or p.proname like '%\_ai\_%')
+      and p.proname = any (helpers || array['get_shared_ai_chat']
+        || array(select pg_catalog.split_part(x, '(', 1) from pg_catalog.unnest(users || server) x))
   loop
     execute pg_catalog.format('revoke all on function %s from public, anon, authenticated, service_role', f);
   end loop;

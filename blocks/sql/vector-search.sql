@@ -2,7 +2,7 @@
 -- version: 1
 -- requires: supabase-base
 -- mode: custom
--- extensions: vector
+-- needs-extension: vector >= 0.8
 --
 -- A stand-in for better-supabase's vector-search module: pgvector in schema
 -- extensions, where Supabase keeps its extensions, usable by the API roles.

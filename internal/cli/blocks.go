@@ -251,6 +251,9 @@ func writeInstall(opts *blocksInstallOptions, set *blocks.Set, database string, 
 		if !set.IsEmbedded() {
 			from = " from " + set.Source()
 		}
+		if n := len(rep.LeftOut()); n > 0 {
+			fmt.Fprintf(app.Err, "%d module(s) left out: the server lacks what they need (the lines above say what, and how to get it)\n", n)
+		}
 		if rep.Changed() {
 			fmt.Fprintf(app.Err, "installed into database %s%s\n", database, from)
 		} else {
@@ -261,13 +264,14 @@ func writeInstall(opts *blocksInstallOptions, set *blocks.Set, database string, 
 }
 
 // writeInstallText writes one line per module: installed, upgraded,
-// already installed or skipped.
+// already installed, skipped or left out (with the reason).
 func writeInstallText(app *App, rep blocks.Report) {
 	for _, m := range rep.Modules {
 		what := map[string]string{
 			blocks.Installed: app.Style.Green("installed"),
 			blocks.Already:   app.Style.Dim("already installed"),
 			blocks.Skipped:   app.Style.Yellow("skipped") + " (the database provides it)",
+			blocks.LeftOut:   app.Style.Yellow("left out") + ": " + m.Reason,
 		}[m.Action]
 		if m.Action == blocks.Installed && m.Found != "" {
 			what = app.Style.Green("upgraded") + " from version " + m.Found

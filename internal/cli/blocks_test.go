@@ -43,7 +43,7 @@ func TestBlocksInstallCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	want := "supabase-base 1: already installed\naccess 3: installed\nstreams 1: already installed\nai-chat 2: installed\nai-files 1: installed\nchat-sdk-state 1: installed\nvault 1: installed\ncredentials 1: installed\njobs 1: installed\nvector-search 1: installed\nknowledge 1: installed\nmemory 2: installed\npg-net 1: installed\nworkflows 1: installed\nworkflow-builder 1: installed\nworkflow-sdk-world 1: installed\n"
+	want := "supabase-base 1: already installed\naccess 3: installed\nai-cache 1: installed\nstreams 1: already installed\nai-chat 2: installed\nai-files 1: installed\nchat-sdk-state 1: installed\nvault 1: installed\ncredentials 1: installed\njobs 1: installed\nvector-search 1: installed\nknowledge 1: installed\nmemory 2: installed\npg-net 1: installed\nworkflows 1: installed\nworkflow-builder 1: installed\nworkflow-sdk-world 1: installed\n"
 	if out != want {
 		t.Errorf("second install printed:\n%s\nwant:\n%s", out, want)
 	}

@@ -389,3 +389,52 @@ func TestDockerTestImage(t *testing.T) {
 		t.Error("a wrong password was accepted")
 	}
 }
+
+// The tests' image carries pgvector when this machine's PostgreSQL 15 has
+// it (scripts/test builds it): the extension is created at 0.8 or newer,
+// and an HNSW index is scanned iteratively, as the knowledge and memory
+// blocks need.
+func TestDockerTestImageHasPgvector(t *testing.T) {
+	if !dockerd.HasPgvector() {
+		testenv.Missing(t, "this machine's PostgreSQL 15 has no pgvector 0.8 or newer to put into the tests' image (as root, scripts/test builds it with scripts/pgvector.sh)")
+	}
+	_, image := dockerEngine(t)
+	ctx := context.Background()
+	s, err := Start(ctx, Options{Strategy: "docker", Image: image})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, err := s.CreateDatabase(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := s.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "create extension vector"); err != nil {
+		t.Fatal(err)
+	}
+	var version string
+	if err := conn.QueryRow(ctx, "select extversion from pg_extension where extname = 'vector'").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(version, "0.8") && !strings.HasPrefix(version, "0.9") {
+		t.Errorf("pgvector %s in the image, want 0.8 or newer", version)
+	}
+	if _, err := conn.Exec(ctx, `create table items (id int, e vector(3));
+		insert into items values (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0.9,0.1,0]');
+		create index on items using hnsw (e vector_cosine_ops);
+		set hnsw.iterative_scan = relaxed_order`); err != nil {
+		t.Fatal(err)
+	}
+	var ids string
+	if err := conn.QueryRow(ctx, "select string_agg(id::text, ',' order by d) from (select id, e <=> '[1,0,0]' d from items order by 2 limit 2) x").Scan(&ids); err != nil {
+		t.Fatal(err)
+	}
+	if ids != "1,3" {
+		t.Errorf("nearest to [1,0,0]: %s, want 1,3", ids)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,17 @@ type pgStore struct {
 	n        atomic.Int64
 }
 
+// suiteFunctions names, per block suite, a function of the module it
+// runs against: without it the suite cannot run.
+var suiteFunctions = map[string]string{
+	streams.Suite.Name:        "better_supabase.stream_append",
+	registry.Suite.Name:       "better_supabase.record_workflow_run",
+	chat.Suite.Name:           "better_supabase.claim_ai_chat_stream",
+	chatstate.Suite.Name:      "better_supabase.chat_state_acquire_lock",
+	credentials.Suite.Name:    "better_supabase.credential_get",
+	builderrecords.Suite.Name: "better_supabase.publish_workflow_version",
+}
+
 // New prepares srv for the suites: it installs the embedded blocks into
 // the server's template database for them (once; a server started with
 // blocks.Template in its options has it already) and clones the database
@@ -69,14 +81,7 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 	if err != nil {
 		return nil, err
 	}
-	for suite, fn := range map[string]string{
-		streams.Suite.Name:        "better_supabase.stream_append",
-		registry.Suite.Name:       "better_supabase.record_workflow_run",
-		chat.Suite.Name:           "better_supabase.claim_ai_chat_stream",
-		chatstate.Suite.Name:      "better_supabase.chat_state_acquire_lock",
-		credentials.Suite.Name:    "better_supabase.credential_get",
-		builderrecords.Suite.Name: "better_supabase.publish_workflow_version",
-	} {
+	for suite, fn := range suiteFunctions {
 		var ok bool
 		if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
 			return c.QueryRow(ctx, "select pg_catalog.to_regproc($1) is not null", fn).Scan(&ok)
@@ -86,6 +91,28 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		}
 		if !ok {
 			st.missing[suite] = fmt.Errorf("the installed blocks have no %s", fn)
+		}
+	}
+	// A suite whose module was left out (the server lacks an extension it
+	// needs) says so, with the way to get it.
+	var leftOut []blocks.ModuleResult
+	if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
+		var err error
+		leftOut, err = set.LeftOut(ctx, c)
+		return err
+	}); err != nil {
+		st.Close()
+		return nil, err
+	}
+	for _, lo := range leftOut {
+		mods, err := set.Resolve(lo.Name)
+		if err != nil {
+			continue
+		}
+		for suite, fn := range suiteFunctions {
+			if st.missing[suite] != nil && slices.Contains(mods[len(mods)-1].Functions, fn) {
+				st.missing[suite] = fmt.Errorf("module %s was left out: %s", lo.Name, lo.Reason)
+			}
 		}
 	}
 	if err := st.shared.admin(ctx, func(c *pgx.Conn) error {

@@ -11,9 +11,12 @@
 //
 // The image is built from a Debian root made with debootstrap
 // (postgresql-15 included) and an entrypoint that behaves like the
-// official postgres image's; the root is kept as a tarball in a cache
-// folder outside the repository, keyed by the recipe, and imported into
-// each engine with docker import.
+// official postgres image's; when this machine's PostgreSQL 15 has
+// pgvector 0.8 or newer (scripts/pgvector.sh builds it), its files are
+// copied in, so the image offers the vector extension too. The root is
+// kept as a tarball in a cache folder outside the repository, keyed by
+// the recipe (pgvector's files included), and imported into each engine
+// with docker import.
 package dockerd
 
 import (
@@ -308,9 +311,70 @@ var slimPaths = []string{
 // recipeKey names the image and its cached root by everything that goes
 // into them.
 func recipeKey() string {
-	h := sha256.Sum256([]byte("2\x00" + strings.Join(debootstrapArgs, " ") + "\x00" + strings.Join(slimPaths, " ") + "\x00" + entrypoint))
-	return hex.EncodeToString(h[:])[:12]
+	h := sha256.New()
+	h.Write([]byte("2\x00" + strings.Join(debootstrapArgs, " ") + "\x00" + strings.Join(slimPaths, " ") + "\x00" + entrypoint))
+	for _, f := range hostPgvector() {
+		b, _ := os.ReadFile(f.from)
+		h.Write([]byte("\x00" + f.to + "\x00"))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
+
+// hostPG15 is where this machine's PostgreSQL 15 keeps its extension
+// library and files (Debian's layout, as in the image).
+const (
+	hostPG15Lib   = "/usr/lib/postgresql/15/lib"
+	hostPG15Share = "/usr/share/postgresql/15/extension"
+)
+
+type copyFile struct{ from, to string }
+
+// hostPgvector lists the files of this machine's pgvector for PostgreSQL
+// 15, with where they go in the image's root, when it has pgvector 0.8 or
+// newer; nothing otherwise. The library is built against PostgreSQL 15's
+// headers and needs only the C library, so the image's PostgreSQL 15 (the
+// same Debian release) loads it.
+func hostPgvector() []copyFile {
+	control, err := os.ReadFile(filepath.Join(hostPG15Share, "vector.control"))
+	if err != nil || !pgvectorRecent(string(control)) {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(hostPG15Lib, "vector.so")); err != nil {
+		return nil
+	}
+	files := []copyFile{
+		{filepath.Join(hostPG15Lib, "vector.so"), "usr/lib/postgresql/15/lib/vector.so"},
+		{filepath.Join(hostPG15Share, "vector.control"), "usr/share/postgresql/15/extension/vector.control"},
+	}
+	scripts, _ := filepath.Glob(filepath.Join(hostPG15Share, "vector--*.sql"))
+	for _, f := range scripts {
+		files = append(files, copyFile{f, "usr/share/postgresql/15/extension/" + filepath.Base(f)})
+	}
+	return files
+}
+
+// pgvectorRecent reads a vector.control's default_version: 0.8 or newer.
+func pgvectorRecent(control string) bool {
+	for _, line := range strings.Split(control, "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) != "default_version" {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), "'")
+		major, rest, _ := strings.Cut(v, ".")
+		minor, _, _ := strings.Cut(rest, ".")
+		if major != "0" {
+			return major != ""
+		}
+		return len(minor) > 1 || minor >= "8"
+	}
+	return false
+}
+
+// HasPgvector reports whether the image PostgresImage makes carries
+// pgvector (this machine's PostgreSQL 15 has it).
+func HasPgvector() bool { return len(hostPgvector()) > 0 }
 
 // slim removes slimPaths from root.
 func slim(root string) {
@@ -407,6 +471,19 @@ func rootTarball(t testing.TB) (string, error) {
 		return "", fmt.Errorf("debootstrap %s: %v\n%s", strings.Join(args, " "), err, tail(out, 20))
 	}
 	slim(root)
+	for _, f := range hostPgvector() {
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(f.to, ".so") {
+			mode = 0o755
+		}
+		b, err := os.ReadFile(f.from)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(root, f.to), b, mode)
+		}
+		if err != nil {
+			return "", fmt.Errorf("copy pgvector into the image's root: %w", err)
+		}
+	}
 	ep := filepath.Join(root, "usr/local/bin/docker-entrypoint.sh")
 	if err := os.WriteFile(ep, []byte(entrypoint), 0o755); err != nil {
 		return "", err
