@@ -27,6 +27,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/world"
 	"github.com/bsadapter/bsadapter/internal/fixtures"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/testenv"
@@ -647,7 +648,7 @@ func TestBridgeConformance(t *testing.T) {
 			}
 			defer st.Close()
 			cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{streams.Suite.Name, registry.Suite.Name,
-				chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name}})
+				chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name}})
 			if err != nil {
 				t.Fatal(err)
 			}

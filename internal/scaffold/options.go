@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
@@ -38,6 +39,9 @@ const (
 	// ContractBuilder is a workflow builder runtime with its graph
 	// compiler (the builder and graph-compiler suites); it needs workflows.
 	ContractBuilder = "builder"
+	// ContractWorld is a Workflow SDK World (the world suite): the
+	// storage, streams and queue a workflow runtime runs on.
+	ContractWorld = "world"
 )
 
 // DefaultContracts are what an adapter implements when --contracts is not
@@ -50,12 +54,22 @@ var DefaultContracts = []string{ContractChat, ContractStreams, ContractWorkflows
 // defaults first, then the others in the suites' order.
 func AllContracts() []string {
 	out := slices.Clone(DefaultContracts)
-	for _, c := range suites.Contracts() {
-		if !slices.Contains(out, c) {
+	for _, s := range suites.All {
+		if c := suiteContract(s); c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// suiteContract is the contract whose generated implementation suite s
+// checks: the one the suite names, or the world suite's, which the
+// scaffold generates although the suite does not name it yet.
+func suiteContract(s *conform.Suite) string {
+	if s.Contract == "" && s.Name == ContractWorld {
+		return ContractWorld
+	}
+	return s.Contract
 }
 
 // ContractList is the valid --contracts values, for messages.

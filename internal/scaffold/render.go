@@ -59,6 +59,7 @@ type data struct {
 	SDKs                              []string
 	Chat, Streams, Workflows, Builder bool
 	ChatState, Credentials, Engine    bool
+	World                             bool
 	// Clock: the bridge offers clock.advance (a store with TTLs or times).
 	Clock   bool
 	Subpath bool
@@ -105,6 +106,7 @@ func Render(o *Options) (*Plan, error) {
 		Chat: o.Has(ContractChat), Streams: o.Has(ContractStreams), Workflows: o.Has(ContractWorkflows),
 		Builder: o.Has(ContractBuilder), Subpath: o.Placement == PlacementSubpath,
 		ChatState: o.Has(ContractChatState), Credentials: o.Has(ContractCredentials), Engine: o.Has(ContractEngine),
+		World:          o.Has(ContractWorld),
 		Suites:         BridgeSuites(o),
 		BridgeFromTest: rel(l.test, l.bridge),
 		Storage:        o.Storage, StorageIdent: strings.ReplaceAll(o.Storage, "-", "_"),
@@ -139,6 +141,7 @@ func Render(o *Options) (*Plan, error) {
 	add(d.Engine, "adapter/src/engine.ts.tmpl", path.Join(l.src, "engine.ts"))
 	add(d.Engine, "adapter/src/memory-engine.ts.tmpl", path.Join(l.src, "memory-engine.ts"))
 	add(d.Builder, "adapter/src/builder.ts.tmpl", path.Join(l.src, "builder.ts"))
+	add(d.World, "adapter/src/memory-world.ts.tmpl", path.Join(l.src, "memory-world.ts"))
 	add(true, "adapter/bsadapter.bridge.ts.tmpl", path.Join(l.bridge, "bsadapter.bridge.ts"))
 	// The bridge's method groups, one file per interface beside the bridge.
 	add(true, "adapter/bridge/rpc.ts.tmpl", path.Join(l.bridge, "bridge", "rpc.ts"))
@@ -146,12 +149,14 @@ func Render(o *Options) (*Plan, error) {
 	add(d.Credentials, "adapter/bridge/credentials.ts.tmpl", path.Join(l.bridge, "bridge", "credentials.ts"))
 	add(d.Engine, "adapter/bridge/engine.ts.tmpl", path.Join(l.bridge, "bridge", "engine.ts"))
 	add(d.Builder, "adapter/bridge/builder.ts.tmpl", path.Join(l.bridge, "bridge", "builder.ts"))
+	add(d.World, "adapter/bridge/world.ts.tmpl", path.Join(l.bridge, "bridge", "world.ts"))
 	add(true, "adapter/bsadapter.json.tmpl", path.Join(l.bridge, "bsadapter.json"))
 	add(true, "adapter/test/converters.test.ts.tmpl", path.Join(l.test, "converters.test.ts"))
 	add(true, "adapter/test/kits.test.ts.tmpl", path.Join(l.test, "kits.test.ts"))
 	add(d.Chat, "adapter/test/chat.test.ts.tmpl", path.Join(l.test, "chat.test.ts"))
 	add(d.Workflows, "adapter/test/workflows.test.ts.tmpl", path.Join(l.test, "workflows.test.ts"))
 	add(d.Builder, "adapter/test/builder.test.ts.tmpl", path.Join(l.test, "builder.test.ts"))
+	add(d.World, "adapter/test/world.test.ts.tmpl", path.Join(l.test, "world.test.ts"))
 	add(len(d.Suites) > 0, "adapter/test/conform.test.ts.tmpl", path.Join(l.test, "conform.test.ts"))
 	add(true, "docs/adapter.md.tmpl", l.docs)
 	fixtures, err := fs.Glob(templates.FS, "presets/"+o.Preset+"/fixtures/*.tmpl")
@@ -210,7 +215,7 @@ func Render(o *Options) (*Plan, error) {
 func BridgeSuites(o *Options) []string {
 	var out []string
 	for _, s := range suites.All {
-		if s.BridgeGroup != "" && o.Has(s.Contract) {
+		if s.BridgeGroup != "" && o.Has(suiteContract(s)) {
 			out = append(out, s.Name)
 		}
 	}

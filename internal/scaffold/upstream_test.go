@@ -70,6 +70,13 @@ func TestGeneratedTypesMatchUpstream(t *testing.T) {
 		if err := os.Symlink(types, filepath.Join(dir, "node_modules", "@types")); err != nil {
 			t.Fatal(err)
 		}
+		// The memory World's types are @workflow/world's, which declares
+		// them with zod's.
+		for _, pkg := range []string{"@workflow", "zod"} {
+			if err := os.Symlink(filepath.Join(testenv.NodeModules(t), pkg), filepath.Join(dir, "node_modules", pkg)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for name, data := range map[string][]byte{"tsconfig.upstream.json": []byte(strictConfig), "test/upstream.check.ts": check} {
 			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
 				t.Fatal(err)

@@ -89,9 +89,10 @@ func startTerm(t *testing.T, dir, command string) *term {
 		exec.Command(tmuxPath, "-S", tm.socket, "kill-server").Run()
 		os.RemoveAll(sockDir)
 	})
-	// CI is unset inside the terminal: the wizard runs only without it,
-	// and this test must run under CI too.
-	tm.run("new-session", "-d", "-s", tm.session, "-x", "120", "-y", "40", "-c", dir,
+	// 160 columns hold the whole list of contracts on one line, as the
+	// checks read it. CI is unset inside the terminal: the wizard runs
+	// only without it, and this test must run under CI too.
+	tm.run("new-session", "-d", "-s", tm.session, "-x", "160", "-y", "40", "-c", dir,
 		"env -u CI TERM=xterm-256color NO_COLOR=1 sh -c '"+command+"; echo EXIT=$?; sleep 600'")
 	return tm
 }
@@ -122,9 +123,9 @@ func TestWizardInATerminal(t *testing.T) {
 	tm.key("Enter")
 	tm.waitFor("Contracts [chat,streams,workflows]")
 	// The help offers every contract, the new interfaces included.
-	tm.waitFor("chat, streams, workflows, chat-state, credentials, engine, builder")
+	tm.waitFor("chat, streams, workflows, chat-state, credentials, engine, builder, world")
 	tm.typeKeys("chat,cron")
-	tm.waitFor(`"cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder)`)
+	tm.waitFor(`"cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder, world)`)
 	for range 4 {
 		tm.key("BSpace")
 	}
