@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/bsadapter/bsadapter/internal/conform"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
@@ -55,21 +54,11 @@ var DefaultContracts = []string{ContractChat, ContractStreams, ContractWorkflows
 func AllContracts() []string {
 	out := slices.Clone(DefaultContracts)
 	for _, s := range suites.All {
-		if c := suiteContract(s); c != "" && !slices.Contains(out, c) {
+		if c := s.Contract; c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// suiteContract is the contract whose generated implementation suite s
-// checks: the one the suite names, or the world suite's, which the
-// scaffold generates although the suite does not name it yet.
-func suiteContract(s *conform.Suite) string {
-	if s.Contract == "" && s.Name == ContractWorld {
-		return ContractWorld
-	}
-	return s.Contract
 }
 
 // ContractList is the valid --contracts values, for messages.

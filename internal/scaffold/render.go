@@ -215,7 +215,7 @@ func Render(o *Options) (*Plan, error) {
 func BridgeSuites(o *Options) []string {
 	var out []string
 	for _, s := range suites.All {
-		if s.BridgeGroup != "" && o.Has(suiteContract(s)) {
+		if s.BridgeGroup != "" && o.Has(s.Contract) {
 			out = append(out, s.Name)
 		}
 	}

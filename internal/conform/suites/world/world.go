@@ -19,6 +19,7 @@ import (
 // Suite is the world suite.
 var Suite = conform.NewSuite(conform.Info{
 	Name:        "world",
+	Contract:    "world",
 	BridgeGroup: bridge.GroupWorld,
 	Intro: "The Workflow SDK's `World` (npm `@workflow/world` " + InterfaceVersion + "; `@workflow/world-local` " + LocalVersion + " is the reference it is checked against): " +
 		"its storage (`events.create` with each of the sixteen event types a caller may create, and the run, step, hook and wait entities they materialize), " +
