@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"context"
+	"sort"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -27,6 +28,23 @@ func (t Template) set() *Set {
 // name, version, mode or SQL, or the registry bookkeeping, changes, which
 // is what keys a cached server cluster.
 func (t Template) Key() string { return "blocks-" + t.set().Hash()[:16] }
+
+// NeededExtensions lists the server extensions some module of the set
+// needs, each once, sorted: what decides which modules Prepare leaves out.
+func (t Template) NeededExtensions() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range t.set().List() {
+		for _, e := range m.Extensions {
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				out = append(out, e.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
 
 // Prepare installs every module of the set into the database conn is
 // connected to.

@@ -216,7 +216,7 @@ func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*S
 		return nil, err
 	}
 
-	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version, opts.Template))
+	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version+extensionFingerprint(bin, version, opts.Template), opts.Template))
 	data := filepath.Join(l.runDir, "data")
 	// suspect is why the cached template did not start, when it did not.
 	// That alone is no proof that it is damaged: a limit of this run (file
@@ -403,6 +403,80 @@ func cacheKey(version string, t Template) string {
 	h := sha256.New()
 	io.WriteString(h, cacheFormat+"\x00"+version+"\x00"+key+"\x00")
 	return version + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// extensionFingerprint describes, for a template that depends on server
+// extensions, which of them the server's files offer and at what default
+// version (read from each extension's control file), so that installing
+// pgvector after a cluster was cached makes a new one instead of reusing
+// the one that left knowledge and memory out. "" for other templates.
+func extensionFingerprint(bin, version string, t Template) string {
+	n, ok := t.(ExtensionNeeder)
+	if !ok {
+		return ""
+	}
+	names := n.NeededExtensions()
+	if len(names) == 0 {
+		return ""
+	}
+	dir := extensionDir(bin, version)
+	var b strings.Builder
+	for _, name := range names {
+		b.WriteString("\x00" + name + "=")
+		if dir == "" {
+			b.WriteString("?")
+			continue
+		}
+		b.WriteString(controlVersion(filepath.Join(dir, name+".control")))
+	}
+	return b.String()
+}
+
+// extensionDir is where the server whose binaries are in bin keeps its
+// extensions' control files: beside the binaries in a relocatable build
+// (bin/../share/postgresql/extension, bin/../share/extension or Homebrew's
+// bin/../share/postgresql@MAJOR/extension), or in
+// Debian's /usr/share/postgresql/MAJOR/extension for its
+// /usr/lib/postgresql/MAJOR/bin. "" when none is found.
+func extensionDir(bin, version string) string {
+	major, _, _ := strings.Cut(version, ".")
+	candidates := []string{
+		filepath.Join(bin, "..", "share", "postgresql", "extension"),
+		filepath.Join(bin, "..", "share", "extension"),
+		filepath.Join("/usr/share/postgresql", major, "extension"),
+	}
+	// Homebrew's postgresql@15 keeps them in share/postgresql@15/extension.
+	more, _ := filepath.Glob(filepath.Join(bin, "..", "share", "postgresql@*", "extension"))
+	candidates = append(candidates, more...)
+	for _, c := range candidates {
+		if fi, err := os.Stat(filepath.Join(c, "plpgsql.control")); err == nil && fi.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
+}
+
+// controlVersion is the default_version a control file gives, "none"
+// when the file is missing, "?" when it cannot be read or names none.
+func controlVersion(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "none"
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 64<<10 {
+		return "?"
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == "default_version" {
+			return strings.Trim(strings.TrimSpace(v), "'")
+		}
+	}
+	return "?"
 }
 
 // saveTemplate copies a stopped cluster into the cache. It builds in a

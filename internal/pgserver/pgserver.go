@@ -140,6 +140,16 @@ type Template interface {
 	Roles() []string
 }
 
+// ExtensionNeeder is a Template whose content depends on the server's
+// extensions: Prepare leaves out what needs an extension the server does
+// not offer. The local strategy keys its cached cluster by which of these
+// extensions the server's files offer, and at what version, so that a
+// cluster prepared before an extension was installed (or removed) is not
+// reused after.
+type ExtensionNeeder interface {
+	NeededExtensions() []string
+}
+
 // Strategies lists the values Options.Strategy accepts.
 var Strategies = []string{"auto", "dsn", "local", "npm", "docker"}
 
