@@ -122,6 +122,23 @@ func leaveOut(ctx context.Context, conn *pgx.Conn, m Module, leftOut map[string]
 			return fmt.Sprintf("the server lacks extension %s; %s", e.Name, ExtensionHelp(e)), nil
 		case e.Min != "" && !versionAtLeast(*have, e.Min):
 			return fmt.Sprintf("the server has extension %s %s, older than the %s the module needs; %s", e.Name, *have, e.Min, ExtensionHelp(e)), nil
+		case installed == nil:
+			// Offered but not created: only a superuser may create an
+			// extension that is not marked trusted (pgvector is not).
+			var role string
+			var super, trusted bool
+			err := conn.QueryRow(ctx, `select current_user::text,
+				coalesce((select rolsuper from pg_catalog.pg_roles where rolname = current_user), false),
+				coalesce((select v.trusted from pg_catalog.pg_available_extension_versions v
+					join pg_catalog.pg_available_extensions a on a.name = v.name and a.default_version = v.version
+					where v.name = $1), false)`, e.Name).Scan(&role, &super, &trusted)
+			if err != nil {
+				return "", fmt.Errorf("look for the right to create extension %s: %w", e.Name, err)
+			}
+			if !super && !trusted {
+				return fmt.Sprintf("the server offers extension %s, but role %s may not create it (only a superuser may create an untrusted extension); "+
+					"create it once as a superuser (create schema if not exists extensions; create extension %s schema extensions), or install as a superuser", e.Name, role, e.Name), nil
+			}
 		}
 	}
 	return "", nil

@@ -237,3 +237,71 @@ func TestNPMServerLeavesVectorModulesOut(t *testing.T) {
 	}
 	checkLeftOut(t, conn, rep, append([]string{"the server lacks extension vector"}, pgvectorAdvice...)...)
 }
+
+// A role that is not a superuser may not create pgvector (it is not a
+// trusted extension): installing as such a role leaves the module out with
+// the way to get it, instead of failing on create extension; once a
+// superuser has created the extension in the database, the same role
+// installs the module.
+func TestUntrustedExtensionAsAPlainRole(t *testing.T) {
+	needVector(t)
+	s, db := pgtest.EmptyDB(t)
+	admin := pgtest.Conn(t, s, db)
+	ctx := context.Background()
+	const role = "blocks_plain_installer"
+	if _, err := admin.Exec(ctx, `drop role if exists `+role+`; create role `+role+` login nosuperuser;
+		grant all on database `+pgx.Identifier{db}.Sanitize()+` to `+role+`;
+		grant create on schema public to `+role); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "drop owned by "+role+"; drop role if exists "+role)
+	})
+	// supabase-base and what the modules need besides the extension, as
+	// the superuser, so that only the extension stands in the plain
+	// role's way.
+	set := vectorModules(t, "vector >= 0.8")
+	if _, err := set.Install(ctx, admin, "supabase-base", "plain"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "grant all on schema better_supabase to "+role+"; grant all on all tables in schema better_supabase to "+role); err != nil {
+		t.Fatal(err)
+	}
+	cfg := admin.Config().Copy()
+	cfg.User = role
+	plain, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	left, err := set.LeftOut(ctx, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]string{}
+	for _, m := range left {
+		byName[m.Name] = m.Reason
+	}
+	if r := byName["vec"]; !strings.Contains(r, "role "+role+" may not create it") || !strings.Contains(r, "create extension vector schema extensions") {
+		t.Errorf("vec as a plain role: left out for %q, want the role named and the way to create the extension", r)
+	}
+	if _, ok := byName["vec-user"]; !ok {
+		t.Errorf("vec-user not left out with vec: %v", byName)
+	}
+	if _, ok := byName["plain"]; ok {
+		t.Errorf("plain left out: %v", byName)
+	}
+	// Created by a superuser, the extension no longer stands in the way.
+	if _, err := admin.Exec(ctx, "create schema if not exists extensions; create extension if not exists vector schema extensions"); err != nil {
+		t.Fatal(err)
+	}
+	left, err = set.LeftOut(ctx, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range left {
+		if m.Name == "vec" {
+			t.Errorf("vec still left out once the extension exists: %s", m.Reason)
+		}
+	}
+}
