@@ -248,6 +248,9 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	}
 	rep.LeftOut = leftOut
 	rep.NotApplicable = notApplicable
+	if l, ok := store.(conform.ModuleLeaver); ok {
+		rep.ModulesLeftOut = l.ModulesLeftOut()
+	}
 	if err := writeReport(opts.app, opts, rep); err != nil {
 		return err
 	}
@@ -491,6 +494,7 @@ func writeText(w io.Writer, st Style, rep *conform.Report, verbose bool) error {
 	writeNotRun(w, st, rep)
 	writeNotApplicable(w, st, rep)
 	writeLeftOut(w, st, rep)
+	writeModulesLeftOut(w, st, rep)
 	word := st.Green(conform.Pass.Mark())
 	if rep.Count(conform.Fail) > 0 || rep.Count(conform.NotRun) > 0 {
 		word = st.Red(conform.Fail.Mark())
@@ -522,6 +526,26 @@ func writeLeftOut(w io.Writer, st Style, rep *conform.Report) {
 			n += l.Cases
 		}
 		fmt.Fprintf(w, "    %s (%d cases): %s\n", strings.Join(names, ", "), n, why)
+	}
+}
+
+// writeModulesLeftOut names the block modules the store could not
+// install, modules with the same reason on one line.
+func writeModulesLeftOut(w io.Writer, st Style, rep *conform.Report) {
+	if len(rep.ModulesLeftOut) == 0 {
+		return
+	}
+	var reasons []string
+	group := map[string][]string{}
+	for _, m := range rep.ModulesLeftOut {
+		if _, ok := group[m.Reason]; !ok {
+			reasons = append(reasons, m.Reason)
+		}
+		group[m.Reason] = append(group[m.Reason], m.Module)
+	}
+	fmt.Fprintf(w, "%s block modules left out, as %s could not install them (nothing of theirs was checked):\n", st.Dim("-"), rep.Store)
+	for _, why := range reasons {
+		fmt.Fprintf(w, "    %s: %s\n", strings.Join(group[why], ", "), why)
 	}
 }
 

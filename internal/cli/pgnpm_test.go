@@ -63,6 +63,13 @@ func TestConformPGNPM(t *testing.T) {
 	if !strings.Contains(out.String(), "pg (npm)") {
 		t.Errorf("the report does not name the npm server:\n%s", out.String())
 	}
+	// The npm builds ship no pgvector: the run passes and names the
+	// modules it left out, with the way to get them.
+	if !strings.Contains(out.String(), "block modules left out, as pg (npm) could not install them") ||
+		!strings.Contains(out.String(), "vector-search: the server lacks extension vector; to get it, use a server with pgvector") ||
+		!strings.Contains(out.String(), "knowledge, memory: it requires module vector-search, which was left out") {
+		t.Errorf("the report does not name the modules left out for lack of pgvector:\n%s", out.String())
+	}
 	if _, tarballs := reg.Requests(); tarballs != 1 {
 		t.Errorf("%d tarball downloads, want 1", tarballs)
 	}

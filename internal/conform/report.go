@@ -26,6 +26,9 @@ type Document struct {
 	// does not keep, which the run did not hold it to; absent when there
 	// are none, as for every store that keeps the blocks' rules.
 	NotApplicable []NotApplicable `json:"notApplicable,omitempty"`
+	// ModulesLeftOut lists the block modules the store could not install,
+	// with why and how to get them; absent when none was.
+	ModulesLeftOut []ModuleLeftOut `json:"modulesLeftOut,omitempty"`
 }
 
 // DocumentSummary counts the outcomes.
@@ -56,7 +59,7 @@ func (r *Report) Document() Document {
 		leftOut = []LeftOut{}
 	}
 	return Document{ReportSchemaVersion, r.Store, ms(r.Elapsed.Seconds()),
-		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results, leftOut, r.NotApplicable}
+		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results, leftOut, r.NotApplicable, r.ModulesLeftOut}
 }
 
 func ms(sec float64) float64 { return float64(int64(sec*1e6)) / 1e3 }
@@ -120,6 +123,14 @@ func (r *Report) Annotations() []report.Annotation {
 	if len(r.NotApplicable) > 0 {
 		out = append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform (block rules not applicable)",
 			Message: r.Store + " declares it does not keep these block rules, which its interface does not promise; their cases did not run\n" + strings.Join(NotApplicableLines(r.NotApplicable), "\n")})
+	}
+	if len(r.ModulesLeftOut) > 0 {
+		var lines []string
+		for _, m := range r.ModulesLeftOut {
+			lines = append(lines, m.Module+": "+m.Reason)
+		}
+		out = append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform (block modules left out)",
+			Message: r.Store + " could not install these modules, so nothing of theirs was checked\n" + strings.Join(lines, "\n")})
 	}
 	return append(out, report.Annotation{Level: report.LevelNotice, Title: "bsadapter conform", Message: Summary(r)})
 }

@@ -64,6 +64,22 @@ type Report struct {
 	// they check block rules it declares it does not keep (see
 	// Applicable).
 	NotApplicable []NotApplicable `json:"notApplicable,omitempty"`
+	// ModulesLeftOut lists the block modules the store could not install
+	// (the server lacks an extension they need), with why and how to get
+	// them; empty for every other store.
+	ModulesLeftOut []ModuleLeftOut `json:"modulesLeftOut,omitempty"`
+}
+
+// ModuleLeftOut is a block module a store left out, and why.
+type ModuleLeftOut struct {
+	Module string `json:"module"`
+	Reason string `json:"reason"`
+}
+
+// ModuleLeaver is a store that may leave block modules out: the pg store
+// on a server without an extension a module needs.
+type ModuleLeaver interface {
+	ModulesLeftOut() []ModuleLeftOut
 }
 
 // Count returns how many results have outcome o.

@@ -46,8 +46,14 @@ type pgStore struct {
 	// auditLog says that audit_event is the access module's, which keeps
 	// its events in better_supabase.audit_events.
 	auditLog bool
-	n        atomic.Int64
+	// leftOut is the modules of the set the server could not install.
+	leftOut []conform.ModuleLeftOut
+	n       atomic.Int64
 }
+
+// ModulesLeftOut lists the modules the server could not install, with
+// why and how to get them.
+func (p *pgStore) ModulesLeftOut() []conform.ModuleLeftOut { return p.leftOut }
 
 // suiteFunctions names, per block suite, a function of the module it
 // runs against: without it the suite cannot run.
@@ -105,6 +111,7 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		return nil, err
 	}
 	for _, lo := range leftOut {
+		st.leftOut = append(st.leftOut, conform.ModuleLeftOut{Module: lo.Name, Reason: lo.Reason})
 		mods, err := set.Resolve(lo.Name)
 		if err != nil {
 			continue

@@ -45,4 +45,9 @@ func TestSuiteOfALeftOutModuleSaysWhy(t *testing.T) {
 	if err := p.missing["streams"]; err != nil {
 		t.Errorf("streams: %v, want it runnable", err)
 	}
+	// The run's report names the module, whatever suites ran.
+	left := p.ModulesLeftOut()
+	if len(left) != 1 || left[0].Module != "chat-sdk-state" || !strings.Contains(left[0].Reason, "bsadapter_no_such_extension") {
+		t.Errorf("ModulesLeftOut() = %+v, want chat-sdk-state with its reason", left)
+	}
 }
