@@ -20,9 +20,11 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/bridgestore"
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aitaskrunner"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/embedder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
@@ -648,7 +650,8 @@ func TestBridgeConformance(t *testing.T) {
 			}
 			defer st.Close()
 			cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{streams.Suite.Name, registry.Suite.Name,
-				chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name}})
+				chatstate.Suite.Name, credentials.Suite.Name, engine.Suite.Name, graphcompiler.Suite.Name, builder.Suite.Name, world.Suite.Name,
+				embedder.Suite.Name, aitaskrunner.Suite.Name}})
 			if err != nil {
 				t.Fatal(err)
 			}

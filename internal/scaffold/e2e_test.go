@@ -76,7 +76,7 @@ func TestEndToEnd(t *testing.T) {
 	// whose types the memory World is checked against, to its
 	// devDependencies.
 	generic := filepath.Join(work, "acme")
-	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world", "--storage")
+	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world,embedder,ai-task-runner", "--storage")
 	run(t, generic, npm, "install", "--legacy-peer-deps", "--no-audit", "--no-fund", "--prefer-offline")
 	if _, err := os.Stat(filepath.Join(generic, "node_modules", "@workflow", "world", "package.json")); err != nil {
 		t.Fatalf("npm install of an adapter with the world contract did not install @workflow/world: %v", err)
@@ -91,11 +91,11 @@ func TestEndToEnd(t *testing.T) {
 	}
 	// The subpath implements every contract too: its bridge's method
 	// groups sit in tests/langchain/bridge/.
-	run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world")
+	run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world,embedder,ai-task-runner")
 	subpath := filepath.Join(pkgDir, "tests", "langchain")
 
 	defaults := []string{"streams", "registry"}
-	every := []string{"streams", "registry", "chat-state", "credentials", "engine", "graph-compiler", "builder", "world"}
+	every := []string{"streams", "registry", "chat-state", "credentials", "engine", "graph-compiler", "builder", "world", "embedder", "ai-task-runner"}
 	for _, c := range []struct {
 		name, dir   string
 		pkg, corpus bool
@@ -255,7 +255,7 @@ var protocolLimits = []string{"no chat methods"}
 var interfaceSuites = map[string]string{
 	"chat-state": "capabilities.chatState", "credentials": "capabilities.credentials", "engine": "capabilities.workflowEngine",
 	"graph-compiler": "capabilities.graphCompiler", "builder": "capabilities.builderRuntime",
-	"world": "capabilities.world",
+	"world": "capabilities.world", "embedder": "capabilities.embedder", "ai-task-runner": "capabilities.aiTaskRunner",
 }
 
 // checkConform checks a whole conform run over a generated bridge: nothing

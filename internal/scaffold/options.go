@@ -41,6 +41,12 @@ const (
 	// ContractWorld is a Workflow SDK World (the world suite): the
 	// storage, streams and queue a workflow runtime runs on.
 	ContractWorld = "world"
+	// ContractEmbedder is better-supabase's Embedder (the embedder suite),
+	// which the knowledge and memory blocks embed with.
+	ContractEmbedder = "embedder"
+	// ContractAiTaskRunner is better-supabase's AiTaskRunner (the
+	// ai-task-runner suite), which the ai-tasks block runs prompts with.
+	ContractAiTaskRunner = "ai-task-runner"
 )
 
 // DefaultContracts are what an adapter implements when --contracts is not

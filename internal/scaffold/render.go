@@ -59,7 +59,7 @@ type data struct {
 	SDKs                              []string
 	Chat, Streams, Workflows, Builder bool
 	ChatState, Credentials, Engine    bool
-	World                             bool
+	World, Embedder, AiTaskRunner     bool
 	// Clock: the bridge offers clock.advance (a store with TTLs or times).
 	Clock   bool
 	Subpath bool
@@ -106,7 +106,7 @@ func Render(o *Options) (*Plan, error) {
 		Chat: o.Has(ContractChat), Streams: o.Has(ContractStreams), Workflows: o.Has(ContractWorkflows),
 		Builder: o.Has(ContractBuilder), Subpath: o.Placement == PlacementSubpath,
 		ChatState: o.Has(ContractChatState), Credentials: o.Has(ContractCredentials), Engine: o.Has(ContractEngine),
-		World:          o.Has(ContractWorld),
+		World: o.Has(ContractWorld), Embedder: o.Has(ContractEmbedder), AiTaskRunner: o.Has(ContractAiTaskRunner),
 		Suites:         BridgeSuites(o),
 		BridgeFromTest: rel(l.test, l.bridge),
 		Storage:        o.Storage, StorageIdent: strings.ReplaceAll(o.Storage, "-", "_"),
@@ -142,6 +142,8 @@ func Render(o *Options) (*Plan, error) {
 	add(d.Engine, "adapter/src/memory-engine.ts.tmpl", path.Join(l.src, "memory-engine.ts"))
 	add(d.Builder, "adapter/src/builder.ts.tmpl", path.Join(l.src, "builder.ts"))
 	add(d.World, "adapter/src/memory-world.ts.tmpl", path.Join(l.src, "memory-world.ts"))
+	add(d.Embedder, "adapter/src/memory-embedder.ts.tmpl", path.Join(l.src, "memory-embedder.ts"))
+	add(d.AiTaskRunner, "adapter/src/memory-ai-task-runner.ts.tmpl", path.Join(l.src, "memory-ai-task-runner.ts"))
 	add(true, "adapter/bsadapter.bridge.ts.tmpl", path.Join(l.bridge, "bsadapter.bridge.ts"))
 	// The bridge's method groups, one file per interface beside the bridge.
 	add(true, "adapter/bridge/rpc.ts.tmpl", path.Join(l.bridge, "bridge", "rpc.ts"))
@@ -150,6 +152,9 @@ func Render(o *Options) (*Plan, error) {
 	add(d.Engine, "adapter/bridge/engine.ts.tmpl", path.Join(l.bridge, "bridge", "engine.ts"))
 	add(d.Builder, "adapter/bridge/builder.ts.tmpl", path.Join(l.bridge, "bridge", "builder.ts"))
 	add(d.World, "adapter/bridge/world.ts.tmpl", path.Join(l.bridge, "bridge", "world.ts"))
+	add(d.Embedder || d.AiTaskRunner, "adapter/bridge/signals.ts.tmpl", path.Join(l.bridge, "bridge", "signals.ts"))
+	add(d.Embedder, "adapter/bridge/embedder.ts.tmpl", path.Join(l.bridge, "bridge", "embedder.ts"))
+	add(d.AiTaskRunner, "adapter/bridge/ai-task-runner.ts.tmpl", path.Join(l.bridge, "bridge", "ai-task-runner.ts"))
 	add(true, "adapter/bsadapter.json.tmpl", path.Join(l.bridge, "bsadapter.json"))
 	add(true, "adapter/test/converters.test.ts.tmpl", path.Join(l.test, "converters.test.ts"))
 	add(true, "adapter/test/kits.test.ts.tmpl", path.Join(l.test, "kits.test.ts"))

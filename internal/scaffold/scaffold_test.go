@@ -460,8 +460,8 @@ func TestContractsValidation(t *testing.T) {
 		builder   bool
 		flag, msg string
 	}{
-		{[]string{"chat", "cron"}, false, "--contracts", `--contracts "cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder, world)`},
-		{[]string{"chatstate"}, false, "--contracts", `--contracts "chatstate" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder, world)`},
+		{[]string{"chat", "cron"}, false, "--contracts", `--contracts "cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder, world, embedder, ai-task-runner)`},
+		{[]string{"chatstate"}, false, "--contracts", `--contracts "chatstate" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder, world, embedder, ai-task-runner)`},
 		{[]string{"engine"}, false, "--contracts", `--contracts "engine" needs the workflows contract: it records its runs in the run registry`},
 		{[]string{"chat", "builder"}, false, "--contracts", `--contracts "builder" needs the workflows contract: it records its runs in the run registry`},
 		{[]string{"chat"}, true, "--builder", "--builder needs the workflows contract"},

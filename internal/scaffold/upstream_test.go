@@ -43,7 +43,8 @@ var tscError = regexp.MustCompile(`(?m)^(\S+)\(\d+,\d+\): error TS\d+`)
 // testdata/upstream/upstream.check.ts): its StreamStore, CredentialProvider,
 // results and DbError are upstream's both ways, a real AiChat fits its chat
 // client, its workflow starter is a WorkflowStarter and its runs client
-// is upstream's Workflows.runs for the calls it makes, and its kits test
+// is upstream's Workflows.runs for the calls it makes, its Embedder and
+// AiTaskRunner are upstream's, and its kits test
 // declares the kits as upstream does. A signature that drifts, however
 // consistently the adapter drifts with it, fails, in the check file only.
 func TestGeneratedTypesMatchUpstream(t *testing.T) {

@@ -123,9 +123,9 @@ func TestWizardInATerminal(t *testing.T) {
 	tm.key("Enter")
 	tm.waitFor("Contracts [chat,streams,workflows]")
 	// The help offers every contract, the new interfaces included.
-	tm.waitFor("chat, streams, workflows, chat-state, credentials, engine, builder, world")
+	tm.waitFor("chat, streams, workflows, chat-state, credentials, engine, builder, world, embedder, ai-task-runner")
 	tm.typeKeys("chat,cron")
-	tm.waitFor(`"cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder, world)`)
+	tm.waitFor(`"cron" is not a contract (the contracts are chat, streams, workflows, chat-state, credentials, engine, builder, world, embedder, ai-task-runner)`)
 	for range 4 {
 		tm.key("BSpace")
 	}

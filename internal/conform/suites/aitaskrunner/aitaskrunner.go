@@ -15,6 +15,7 @@ import (
 // Suite is the ai-task-runner suite.
 var Suite = conform.NewSuite(conform.Info{
 	Name:        "ai-task-runner",
+	Contract:    "ai-task-runner",
 	BridgeGroup: bridge.GroupAiTaskRunner,
 	Intro: "An `AiTaskRunner` (better-supabase's, from the ai-tasks block: `((task: AiTask, run: AiTaskRun, signal: AbortSignal) => " +
 		"Promise<{chatId?: string} | void>) & {apiVersion?: 1}`), which runs one occurrence of a scheduled task as the task's user: " +

@@ -14,6 +14,7 @@ import (
 // Suite is the embedder suite.
 var Suite = conform.NewSuite(conform.Info{
 	Name:        "embedder",
+	Contract:    "embedder",
 	BridgeGroup: bridge.GroupEmbedder,
 	Intro: "An `Embedder` (better-supabase's, from the knowledge block: `{apiVersion?: 1, model: string, " +
 		"embed(values: readonly string[], options?: {signal?: AbortSignal}): Promise<readonly (readonly number[])[]>}`), " +

@@ -533,3 +533,50 @@ export interface Workflows {
     purge(options?: { readonly olderThan?: number; readonly batch?: number }): AsyncResult<number>;
   };
 }
+
+// blocks/knowledge/knowledge.ts and blocks/ai-tasks/ai-tasks.ts (commit
+// 19b97f9cec5e; docs/upstream-interfaces.md, "Embedder and AiTaskRunner")
+
+export interface Embedder {
+  readonly apiVersion?: 1;
+  readonly model: string;
+  embed(values: readonly string[], options?: { signal?: AbortSignal }): Promise<readonly (readonly number[])[]>;
+}
+
+export type AiTaskRunStatus = "queued" | "running" | "completed" | "failed";
+
+export interface AiTaskRun {
+  readonly id: string;
+  readonly taskId: string;
+  readonly organizationId: string;
+  readonly userId: string;
+  readonly status: AiTaskRunStatus;
+  readonly scheduledFor: Temporal.Instant;
+  readonly chatId?: string;
+  readonly error?: string;
+  readonly startedAt?: Temporal.Instant;
+  readonly finishedAt?: Temporal.Instant;
+  readonly createdAt: Temporal.Instant;
+}
+
+export interface AiTask {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly userId: string;
+  readonly chatId: string | undefined;
+  readonly agentId: string | undefined;
+  readonly title: string;
+  readonly prompt: string;
+  readonly cron: string;
+  readonly timezone: string;
+  readonly enabled: boolean;
+  readonly nextRunAt?: Temporal.Instant;
+  readonly lastRunAt?: Temporal.Instant;
+  readonly lastRun?: AiTaskRun;
+  readonly createdAt: Temporal.Instant;
+  readonly updatedAt: Temporal.Instant;
+}
+
+export type AiTaskRunner = ((task: AiTask, run: AiTaskRun, signal: AbortSignal) => Promise<{ chatId?: string } | void>) & {
+  readonly apiVersion?: 1;
+};

@@ -6,7 +6,9 @@ import type * as Upstream from "better-supabase";
 import type * as UpstreamTesting from "better-supabase/testing";
 import { compileGraph, createBuilderStarter, type WorkflowGraph } from "../src/builder.js";
 import { EngineAdapter } from "../src/engine.js";
+import { MemoryAssistant, createAiTaskRunner, type AiTaskRunner } from "../src/memory-ai-task-runner.js";
 import { MemoryCredentialProvider } from "../src/memory-credentials.js";
+import { MemoryEmbedder, type Embedder } from "../src/memory-embedder.js";
 import { MemoryEngine } from "../src/memory-engine.js";
 import { MemoryRunRegistry } from "../src/memory-run-registry.js";
 import { MemoryStreamStore } from "../src/memory-stream-store.js";
@@ -23,6 +25,8 @@ export const store: Upstream.StreamStore = new MemoryStreamStore();
 export const provider: Upstream.CredentialProvider = new MemoryCredentialProvider();
 export const compiler: Upstream.GraphCompiler = compileGraph;
 export const starter: Upstream.BuilderStarter = createBuilderStarter(async () => "run-1");
+export const embedder: Upstream.Embedder = new MemoryEmbedder();
+export const runner: Upstream.AiTaskRunner = createAiTaskRunner(new MemoryAssistant().send);
 
 // The adapter's own declarations are upstream's, both ways.
 export const sameStreamStore: Same<Adapter.StreamStore, Upstream.StreamStore> = true;
@@ -33,6 +37,9 @@ export const sameResult: Same<Adapter.Result<{ n: number }>, Upstream.Result<{ n
 export const sameAsyncResult: Same<AsyncResult<string[]>, Upstream.AsyncResult<string[]>> = true;
 export const sameAiMessage: Same<Adapter.AiMessage, Upstream.AiMessage> = true;
 export const sameWorkflowGraph: Same<WorkflowGraph, Upstream.WorkflowGraph> = true;
+export const sameEmbedder: Same<Embedder, Upstream.Embedder> = true;
+// The runner reads some of the fields upstream passes, typed as upstream types them.
+export const runnerApiVersion: Same<AiTaskRunner["apiVersion"], Upstream.AiTaskRunner["apiVersion"]> = true;
 
 // The runtime helpers take and give what upstream's do.
 export const asyncResultClass: typeof Upstream.AsyncResult = AsyncResult;
