@@ -3,6 +3,7 @@ package pgserver
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,7 +32,12 @@ func TestCacheKeyFollowsTheServersExtensions(t *testing.T) {
 	}
 	write("plpgsql.control", "default_version = '1.0'\n")
 	key := func() string {
-		return cacheKey("15.18"+extensionFingerprint(bin, "15.18", extTemplate{}), extTemplate{})
+		k := cacheKey("15.18", extTemplate{}, extensionFingerprint(bin, "15.18", extTemplate{}))
+		// The key names a folder: a plain file name.
+		if strings.ContainsAny(k, "\x00/ ") {
+			t.Fatalf("cache key %q is no plain file name", k)
+		}
+		return k
 	}
 	without := key()
 	write("vector.control", "comment = 'vector data type'\ndefault_version = '0.8.0'\n")

@@ -216,7 +216,7 @@ func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*S
 		return nil, err
 	}
 
-	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version+extensionFingerprint(bin, version, opts.Template), opts.Template))
+	tmpl := filepath.Join(cacheDir, "tmpl-"+cacheKey(version, opts.Template, extensionFingerprint(bin, version, opts.Template)))
 	data := filepath.Join(l.runDir, "data")
 	// suspect is why the cached template did not start, when it did not.
 	// That alone is no proof that it is damaged: a limit of this run (file
@@ -394,14 +394,20 @@ func firstLineOf(err error) string {
 }
 
 // cacheKey names a cached cluster by everything that goes into it: the
-// server version, the cluster's layout and the template database's key.
-func cacheKey(version string, t Template) string {
+// server version, the cluster's layout, the template database's key and
+// the server's extensions the template depends on (exts, from
+// extensionFingerprint). Only the version shows in the name; the rest is
+// hashed, so the name stays a plain file name.
+func cacheKey(version string, t Template, exts string) string {
 	key := ""
 	if t != nil {
 		key = t.Key()
 	}
 	h := sha256.New()
 	io.WriteString(h, cacheFormat+"\x00"+version+"\x00"+key+"\x00")
+	if exts != "" {
+		io.WriteString(h, exts)
+	}
 	return version + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
