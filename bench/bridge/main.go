@@ -48,7 +48,7 @@ func run(runs int) error {
 	}
 	tsx := filepath.Join(root, "tools", "node", "node_modules", ".bin", "tsx")
 	if _, err := os.Stat(tsx); err != nil {
-		return fmt.Errorf("tsx is missing: run 'npm ci --prefix tools/node' first (%v)", err)
+		return fmt.Errorf("tsx is missing: run 'npm install --no-save --prefix tools/node' first (%v)", err)
 	}
 	tmp, err := os.MkdirTemp("", "bridge-bench-")
 	if err != nil {

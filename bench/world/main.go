@@ -81,7 +81,7 @@ func run(runs, kitRuns int) error {
 	}
 	modules := filepath.Join(root, "tools", "node", "node_modules")
 	if v, err := installed(modules, "@workflow/world-local"); err != nil || v != world.LocalVersion {
-		return fmt.Errorf("tools/node must hold @workflow/world-local %s (found %q, %v): run 'npm ci --prefix tools/node' from the repository's root", world.LocalVersion, v, err)
+		return fmt.Errorf("tools/node must hold @workflow/world-local %s (found %q, %v): run 'npm install --no-save --prefix tools/node' from the repository's root", world.LocalVersion, v, err)
 	}
 	bridgeScript := filepath.Join(root, script)
 	members, err := bridgeMembers(bridgeScript)
