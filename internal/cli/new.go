@@ -11,6 +11,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/scaffold/wizard"
+	"github.com/bsadapter/bsadapter/templates"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +83,7 @@ edited in place.`,
 	f.StringSliceVar(&opts.sdks, "sdk", nil, "the SDK's npm package(s), an optional peer (comma-separated or repeated)")
 	f.StringVar(&opts.msgFormat, "message-format", "", "the message format name stored beside native messages (default NAME-v1)")
 	f.StringVar(&opts.pkgName, "package-name", "", "the npm package name of a standalone adapter (default "+scaffold.PackagePrefix+"NAME)")
-	f.StringVar(&opts.preset, "preset", "", "converters: generic or langchain (default langchain for NAME langchain, else generic)")
+	f.StringVar(&opts.preset, "preset", "", "converters: "+strings.Join(templates.Presets, ", ")+" (default: the preset named NAME if there is one, else generic)")
 	f.StringVar(&opts.contracts, "contracts", strings.Join(scaffold.DefaultContracts, ","), "what the adapter implements, comma-separated: "+scaffold.ContractList()+" (engine and builder need workflows)")
 	// --builder came before builder was a contract. It still works, as a
 	// hidden alias that says what to write instead: one flag names

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/templates"
 )
 
 // Placement values: a standalone npm package, or a subpath inside a
@@ -98,6 +99,12 @@ var Reserved = []string{
 	"access", "ai", "ai-chat", "ai-sdk", "blocks", "chat", "chat-sdk", "cli", "client",
 	"credentials", "react", "schemas", "server", "source", "streams", "tenant",
 	"testing", "workflow-sdk", "workflows",
+}
+
+// PresetSDKs are the npm packages each converter preset is written
+// against: the SDK peers an adapter gets when --sdk is not given.
+var PresetSDKs = map[string][]string{
+	"langchain": {"@langchain/core"},
 }
 
 // Options are everything "bsadapter new" needs to render an adapter.
@@ -291,15 +298,15 @@ func (o *Options) Complete() error {
 	}
 	if o.Preset == "" {
 		o.Preset = "generic"
-		if o.Name == "langchain" {
-			o.Preset = "langchain"
+		if slices.Contains(templates.Presets, o.Name) {
+			o.Preset = o.Name
 		}
 	}
-	if o.Preset != "generic" && o.Preset != "langchain" {
-		return &OptionError{Flag: "--preset", Value: o.Preset, Msg: "is not a preset", Fix: "use generic or langchain"}
+	if !slices.Contains(templates.Presets, o.Preset) {
+		return &OptionError{Flag: "--preset", Value: o.Preset, Msg: "is not a preset", Fix: "use one of " + strings.Join(templates.Presets, ", ")}
 	}
-	if len(o.SDKs) == 0 && o.Preset == "langchain" {
-		o.SDKs = []string{"@langchain/core"}
+	if len(o.SDKs) == 0 {
+		o.SDKs = slices.Clone(PresetSDKs[o.Preset])
 	}
 	if len(o.SDKs) == 0 {
 		return ValidateSDK("")
