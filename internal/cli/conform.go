@@ -117,7 +117,7 @@ cases it left are reported as not run).`,
 	f.StringVar(&opts.run, "run", "", "run only the cases whose ID matches this regular expression")
 	f.StringVar(&opts.skip, "skip", "", "leave out the cases whose ID matches this regular expression (a case matched by both --run and --skip is an error)")
 	f.IntVar(&opts.parallel, "parallel", 4, "how many cases run at once")
-	f.DurationVar(&opts.timeout, "timeout", 0, "time limit of every case (default: each case's own, 10s for most)")
+	f.DurationVar(&opts.timeout, "timeout", 0, "time limit of every case (default: each case's own, "+conform.DefaultTimeout.String()+" for most)")
 	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passed cases too: in the report with --format text, and in the progress on stderr off a terminal")
 	addBridgeFlag(cmd, &opts.bridge, "command that starts your bridge (implies --store bridge)")

@@ -302,6 +302,8 @@ func startLocalFrom(ctx context.Context, opts Options, bin, strategy string) (*S
 	s.mu.Lock()
 	s.created = nil // part of the template, not of this run
 	s.mu.Unlock()
+	// The kept administrative connections end with this server process.
+	s.closeIdle()
 	if err := l.shutdown(); err != nil {
 		return failBuild(err)
 	}

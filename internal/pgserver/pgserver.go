@@ -197,6 +197,74 @@ type Server struct {
 	prepareContext func(context.Context) context.Context
 	// startedIn is how long the start took.
 	startedIn time.Duration
+
+	// idle keeps administrative connections between CreateDatabase and
+	// DropDatabase calls: a run that clones a database per case would
+	// otherwise start (and warm up) a server process for every clone and
+	// every drop.
+	idleMu sync.Mutex
+	idle   []*pgx.Conn
+}
+
+// maxIdleAdmin is how many administrative connections a server keeps.
+const maxIdleAdmin = 2
+
+// withAdmin runs fn on a connection to the administrative database, kept
+// for the next call when fn leaves it usable.
+func (s *Server) withAdmin(ctx context.Context, fn func(*pgx.Conn) error) error {
+	s.idleMu.Lock()
+	var conn *pgx.Conn
+	if n := len(s.idle); n > 0 {
+		conn, s.idle = s.idle[n-1], s.idle[:n-1]
+	}
+	s.idleMu.Unlock()
+	kept := conn != nil
+	if !kept {
+		var err error
+		if conn, err = s.Connect(ctx, s.adminDB); err != nil {
+			return err
+		}
+	}
+	err := fn(conn)
+	var pgErr *pgconn.PgError
+	if kept && err != nil && !errors.As(err, &pgErr) && ctx.Err() == nil {
+		// A kept connection the server has since closed (it restarted,
+		// or an administrator ended the session) fails before the
+		// statement reaches the server: try once on a new one.
+		conn.Close(context.WithoutCancel(ctx))
+		if conn, err = s.Connect(ctx, s.adminDB); err != nil {
+			return err
+		}
+		err = fn(conn)
+	}
+	if conn.IsClosed() || conn.PgConn().TxStatus() != 'I' || ctx.Err() != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return err
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	s.idleMu.Lock()
+	if !closed && len(s.idle) < maxIdleAdmin {
+		s.idle = append(s.idle, conn)
+		conn = nil
+	}
+	s.idleMu.Unlock()
+	if conn != nil {
+		conn.Close(context.WithoutCancel(ctx))
+	}
+	return err
+}
+
+// closeIdle closes the kept administrative connections.
+func (s *Server) closeIdle() {
+	s.idleMu.Lock()
+	idle := s.idle
+	s.idle = nil
+	s.idleMu.Unlock()
+	for _, c := range idle {
+		c.Close(context.Background())
+	}
 }
 
 // configure takes what the server keeps of opts.
@@ -318,30 +386,31 @@ func (s *Server) createNamed(ctx context.Context, name, template string, mark bo
 	if closed {
 		return errors.New("pgserver: CreateDatabase after Close")
 	}
-	conn, err := s.Connect(ctx, s.adminDB)
+	err := s.withAdmin(ctx, func(conn *pgx.Conn) error {
+		sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+		if template != "" {
+			sql += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
+			// FILE_COPY copies the template's files instead of writing every
+			// page through the WAL: several times faster for a small template.
+			if serverMajor(conn) >= 15 {
+				sql += " STRATEGY = FILE_COPY"
+			}
+		}
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return createError(name, template, err)
+		}
+		// The comment lets a later run find the databases of a run that was
+		// killed before it could drop them (sweepDatabases).
+		if mark {
+			if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runOwner())); err != nil {
+				_ = dropDatabase(context.WithoutCancel(ctx), conn, name)
+				return fmt.Errorf("pgserver: comment on database %s: %w", name, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
-	if template != "" {
-		sql += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
-		// FILE_COPY copies the template's files instead of writing every
-		// page through the WAL: several times faster for a small template.
-		if serverMajor(conn) >= 15 {
-			sql += " STRATEGY = FILE_COPY"
-		}
-	}
-	if _, err := conn.Exec(ctx, sql); err != nil {
-		return createError(name, template, err)
-	}
-	// The comment lets a later run find the databases of a run that was
-	// killed before it could drop them (sweepDatabases).
-	if mark {
-		if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runOwner())); err != nil {
-			_ = dropDatabase(context.WithoutCancel(ctx), conn, name)
-			return fmt.Errorf("pgserver: comment on database %s: %w", name, err)
-		}
 	}
 	s.mu.Lock()
 	s.created = append(s.created, name)
@@ -364,12 +433,7 @@ func createError(name, template string, err error) error {
 
 // DropDatabase drops a database, closing the sessions still connected to it.
 func (s *Server) DropDatabase(ctx context.Context, name string) error {
-	conn, err := s.Connect(ctx, s.adminDB)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if err := dropDatabase(ctx, conn, name); err != nil {
+	if err := s.withAdmin(ctx, func(conn *pgx.Conn) error { return dropDatabase(ctx, conn, name) }); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -526,6 +590,7 @@ func (s *Server) Close() error {
 	s.closed = true
 	created := append([]string(nil), s.created...)
 	s.mu.Unlock()
+	s.closeIdle()
 
 	var errs []error
 	if s.dropOnClose && len(created) > 0 {

@@ -49,6 +49,12 @@ type pgStore struct {
 	// leftOut is the modules of the set the server could not install.
 	leftOut []conform.ModuleLeftOut
 	n       atomic.Int64
+	// timeCols caches, per table, its timestamp columns: every clone has
+	// the template's tables.
+	timeCols sync.Map
+	// drops are the drops of case databases still going on: a case's
+	// database is dropped after the case, off its time.
+	drops sync.WaitGroup
 }
 
 // ModulesLeftOut lists the modules the server could not install, with
@@ -146,6 +152,7 @@ func (p *pgStore) Close() error {
 	if p.shared == nil {
 		return nil
 	}
+	p.drops.Wait()
 	p.shared.close()
 	return p.srv.DropDatabase(context.Background(), p.shared.name)
 }
@@ -155,7 +162,7 @@ func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgDB{srv: p.srv, name: name, conns: make(chan *pgx.Conn, maxConns), admins: make(chan *pgx.Conn, maxConns), slots: make(chan struct{}, maxConns)}, nil
+	return &pgDB{srv: p.srv, name: name, timeCols: &p.timeCols, conns: make(chan *pgx.Conn, maxConns), admins: make(chan *pgx.Conn, maxConns), slots: make(chan struct{}, maxConns)}, nil
 }
 
 // Decline says why pg has no suite of an adapter's own code.
@@ -179,7 +186,11 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 	}
 	t.Cleanup(func() {
 		db.close()
-		_ = p.srv.DropDatabase(context.Background(), db.name)
+		p.drops.Add(1)
+		go func() {
+			defer p.drops.Done()
+			_ = p.srv.DropDatabase(context.Background(), db.name)
+		}()
 	})
 	return db, nil
 }
@@ -197,8 +208,8 @@ type pgDB struct {
 	mu    sync.Mutex
 	all   []*pgx.Conn
 	done  bool
-	// timeCols caches, per table, its timestamp columns.
-	timeCols sync.Map
+	// timeCols caches, per table, its timestamp columns (the store's).
+	timeCols *sync.Map
 }
 
 func (d *pgDB) connect(ctx context.Context) (*pgx.Conn, error) {
@@ -331,8 +342,14 @@ func (d *pgDB) ageRows(ctx context.Context, table, where string, arg any, by tim
 		if v, ok := d.timeCols.Load(table); ok {
 			cols = v.([]string)
 		} else {
-			rows, err := c.Query(ctx, `select column_name from information_schema.columns
-				where table_schema = 'better_supabase' and table_name = $1 and data_type like 'timestamp%' order by ordinal_position`, table)
+			// The catalog, not information_schema, whose views take far
+			// longer to answer on a server process that has just started.
+			rows, err := c.Query(ctx, `select a.attname::text from pg_catalog.pg_attribute a
+				join pg_catalog.pg_class r on r.oid = a.attrelid
+				join pg_catalog.pg_namespace n on n.oid = r.relnamespace
+				where n.nspname = 'better_supabase' and r.relname = $1 and a.attnum > 0 and not a.attisdropped
+				  and a.atttypid in ('pg_catalog.timestamptz'::pg_catalog.regtype, 'pg_catalog.timestamp'::pg_catalog.regtype)
+				order by a.attnum`, table)
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 )
@@ -24,7 +23,7 @@ var cases = []conform.CaseOf[Runner]{
 	{ID: "ai-task-runner/input-not-mutated", Rule: "a run leaves the task and the run objects it is given as they were", Run: inputNotMutated},
 	{ID: "ai-task-runner/failure-rejects", Rule: "a run whose assistant fails rejects, so that the block fails the run", Run: failureRejects},
 	{ID: "ai-task-runner/abort-before", Rule: "a run given a signal aborted before it rejects with an AbortError and sends no prompt", Run: abortBefore},
-	{ID: "ai-task-runner/abort-while-running", Timeout: 30 * time.Second, Rule: "a run whose signal aborts while the assistant works rejects with an AbortError, without waiting for the assistant's answer", Run: abortWhileRunning},
+	{ID: "ai-task-runner/abort-while-running", Timeout: 3 * conform.DefaultTimeout, Rule: "a run whose signal aborts while the assistant works rejects with an AbortError, without waiting for the assistant's answer", Run: abortWhileRunning},
 }
 
 // instant is a fixed time in the block's form.

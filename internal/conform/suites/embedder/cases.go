@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 )
@@ -25,7 +24,7 @@ var cases = []conform.CaseOf[Embedder]{
 	{ID: "embedder/order-kept", Rule: "the i-th vector is the i-th value's: embedding the values reversed gives the vectors reversed, each nearest (by cosine) to its own value's vector of the first call", Run: orderKept},
 	{ID: "embedder/live-signal", Rule: "a call given a signal that never aborts resolves as one without a signal does", Run: liveSignal},
 	{ID: "embedder/abort-before", Rule: "a call given a signal aborted before it rejects with an AbortError and resolves no vectors", Run: abortBefore},
-	{ID: "embedder/abort-while-embedding", Timeout: 30 * time.Second, Rule: "a call whose signal aborts while its model works rejects with an AbortError, without waiting for the model's answer", Run: abortWhileEmbedding},
+	{ID: "embedder/abort-while-embedding", Timeout: 3 * conform.DefaultTimeout, Rule: "a call whose signal aborts while its model works rejects with an AbortError, without waiting for the model's answer", Run: abortWhileEmbedding},
 }
 
 // values are the texts most cases embed: distinct in their words, so

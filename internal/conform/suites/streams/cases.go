@@ -2,7 +2,6 @@ package streams
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
 )
@@ -22,7 +21,7 @@ var cases = []conform.CaseOf[Subject]{
 	{ID: "streams/append-gap-refused", Rule: "an append past next fails with STREAM_GAP and stores nothing", Run: appendGapRefused},
 	{ID: "streams/append-negative-index-refused", Block: AppendChecks, Rule: "an append at a negative index fails with STREAM_GAP and stores nothing", Run: appendNegativeIndexRefused},
 	{ID: "streams/append-empty-batch", Rule: "an empty batch at or below next succeeds and changes nothing", Run: appendEmptyBatch},
-	{ID: "streams/concurrent-writers-same-index", Rule: "writers racing at the same index all succeed; each index holds one writer's chunk, with no duplicate and no gap", Timeout: 20 * time.Second, Run: concurrentWritersSameIndex},
+	{ID: "streams/concurrent-writers-same-index", Rule: "writers racing at the same index all succeed; each index holds one writer's chunk, with no duplicate and no gap", Timeout: 2 * conform.DefaultTimeout, Run: concurrentWritersSameIndex},
 	{ID: "streams/read-from-index", Rule: "a read from index 2 of chunks 0..3 yields 2 and 3", Run: readFromIndex},
 	{ID: "streams/close-true-then-false", Rule: "close returns true when it closes the stream and false when it is already closed", Run: closeTrueThenFalse},
 	{ID: "streams/status-after-close", Rule: "status after four chunks and a close is {next:4, closed:true, cancelled:false}", Run: statusAfterClose},
@@ -37,16 +36,16 @@ var cases = []conform.CaseOf[Subject]{
 	{ID: "streams/unknown-id-cancel", Rule: "cancel of an unknown id returns false and creates nothing", Run: unknownIDCancel},
 	{ID: "streams/unknown-id-is-cancelled", Rule: "isCancelled of an unknown id is false", Run: unknownIDIsCancelled},
 	{ID: "streams/purge-returns-count", Rule: "purge returns an integer >= 0", Isolated: true, Run: purgeReturnsCount},
-	{ID: "streams/large-chunks", Rule: "1 MiB chunks are stored and read back byte for byte", Timeout: 30 * time.Second, Run: largeChunks},
+	{ID: "streams/large-chunks", Rule: "1 MiB chunks are stored and read back byte for byte", Timeout: 3 * conform.DefaultTimeout, Run: largeChunks},
 	{ID: "streams/non-ascii-chunks", Rule: "chunks with non-ASCII text, newlines and escapes round-trip unchanged", Run: nonASCIIChunks},
-	{ID: "streams/read-page-past-max", Block: BoundedRead, Needs: conform.FeatureBoundedRead, Rule: "a bounded read returns at most max chunks (clamped to 10000) and a next to resume from", Timeout: 30 * time.Second, Run: readPagePastMax},
+	{ID: "streams/read-page-past-max", Block: BoundedRead, Needs: conform.FeatureBoundedRead, Rule: "a bounded read returns at most max chunks (clamped to 10000) and a next to resume from", Timeout: 3 * conform.DefaultTimeout, Run: readPagePastMax},
 	{ID: "streams/read-page-missing", Block: BoundedRead, Needs: conform.FeatureBoundedRead, Rule: "a bounded read of a missing stream is {found:false, chunks:[], next:max(from,0), done:true}", Run: readPageMissing},
 
 	// Rules upstream's kit leaves out: the cancelled flag in status, the
 	// order of the append checks and retries that overlap.
 	{ID: "streams/status-cancelled-after-cancel", Rule: "status reports cancelled: true after a cancel, through later appends and the close", Run: statusCancelledAfterCancel},
 	{ID: "streams/closed-checked-before-gap", Block: AppendChecks, Rule: "an append at a gap to a closed stream fails with STREAM_CLOSED: closed is checked before the gap", Run: closedCheckedBeforeGap},
-	{ID: "streams/overlapping-retry-stored-once", Timeout: 20 * time.Second, Rule: "identical batches sent at once, and a retry overlapping a longer batch, are stored once", Run: overlappingRetryStoredOnce},
+	{ID: "streams/overlapping-retry-stored-once", Timeout: 2 * conform.DefaultTimeout, Rule: "identical batches sent at once, and a retry overlapping a longer batch, are stored once", Run: overlappingRetryStoredOnce},
 	{ID: "streams/status-kind-and-expiry", Block: StatusDetailsRule, Needs: conform.FeatureStatusDetails, Rule: "status reports the stream's kind (default \"default\") and when its TTL ends (default one day)", Run: statusKindAndExpiry},
 
 	// The live read as it happens (cases_live.go).
