@@ -256,6 +256,26 @@ func TestShardAndMergeErrors(t *testing.T) {
 	c13 := write("c13.json", "conform", "--store", "memory", "--suite", "streams", "--shard", "1/3")
 	whole := write("whole.json", "conform", "--store", "memory", "--suite", "streams")
 	f1 := write("f1.json", "check-fixtures", "--no-bridge", "--shard", "1/2", fix)
+	// A part that stopped before its end lacks cases; a case copied into
+	// another part is there twice.
+	edit := func(name, from string, change func(results []any) []any) string {
+		t.Helper()
+		data, _ := os.ReadFile(from)
+		var doc map[string]any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["results"] = change(doc["results"].([]any))
+		out, _ := json.Marshal(doc)
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, out, 0o644)
+		return f
+	}
+	short := edit("short.json", c2, func(r []any) []any { return r[1:] })
+	c1data, _ := os.ReadFile(c1)
+	var c1doc map[string]any
+	json.Unmarshal(c1data, &c1doc)
+	twice := edit("twice.json", c2, func(r []any) []any { return append(r, c1doc["results"].([]any)[0]) })
 	notJSON := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notJSON, []byte("hello"), 0o644)
 	for _, tc := range []struct {
@@ -269,6 +289,8 @@ func TestShardAndMergeErrors(t *testing.T) {
 		{[]string{c1, whole}, whole + " is not the report of a part of a run"},
 		{[]string{c1, f1}, f1 + " is a report of check-fixtures, but " + c1 + " is one of conform"},
 		{[]string{c1, notJSON}, notJSON + " is not a JSON report"},
+		{[]string{c1, short}, "is in no part's report: the part that ran it stopped before its end"},
+		{[]string{c1, twice}, " is in " + c1 + " and in " + twice},
 		{[]string{c1, filepath.Join(dir, "missing.json")}, "missing.json"},
 	} {
 		code, out, errOut := runMain(t, append([]string{"merge-reports"}, tc.files...)...)

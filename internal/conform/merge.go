@@ -66,8 +66,11 @@ func Merge(parts []Part) (*Report, error) {
 			missing = append(missing, units[i])
 		}
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%d of the run's cases are in no part's report (the first: %s): a part stopped before its end; run it again", len(missing), missing[0])
+	switch {
+	case len(missing) == 1:
+		return nil, fmt.Errorf("case %s is in no part's report: the part that ran it stopped before its end; run that part again", missing[0])
+	case len(missing) > 1:
+		return nil, fmt.Errorf("%d of the run's %d cases are in no part's report (the first: %s): a part stopped before its end; run it again", len(missing), len(units), missing[0])
 	}
 	merged.Results = results
 	return merged, nil
