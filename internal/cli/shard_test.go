@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bsadapter/bsadapter/internal/bridge/bridgetest"
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -296,6 +299,46 @@ func TestShardAndMergeErrors(t *testing.T) {
 		code, out, errOut := runMain(t, append([]string{"merge-reports"}, tc.files...)...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "hint:") {
 			t.Errorf("merge-reports %v: exit %d, want 2 and %q with a hint\n%s%s", tc.files, code, tc.want, out, errOut)
+		}
+	}
+}
+
+// Over the whole catalog, for any number of parts, the parts are
+// disjoint, together are the cases, keep the catalog's order, differ by
+// one case at most, and by one whole-store case (those that purge or move
+// the clock, which run alone) at most.
+func TestConformShardPlanOverTheCatalog(t *testing.T) {
+	all := suites.Cases()
+	for n := 1; n <= 9; n++ {
+		seen := map[string]int{}
+		var sizes, whole []int
+		for k := 1; k <= n; k++ {
+			part := conform.ShardOf(all, k, n)
+			w, last := 0, -1
+			for _, c := range part {
+				if p, dup := seen[c.ID]; dup {
+					t.Fatalf("%d parts: %s in parts %d and %d", n, c.ID, p, k)
+				}
+				seen[c.ID] = k
+				i := slices.IndexFunc(all, func(x conform.Case) bool { return x.ID == c.ID })
+				if i < last {
+					t.Errorf("%d parts: part %d is not in the catalog's order at %s", n, k, c.ID)
+				}
+				last = i
+				if c.WholeStore() {
+					w++
+				}
+			}
+			sizes, whole = append(sizes, len(part)), append(whole, w)
+		}
+		if len(seen) != len(all) {
+			t.Errorf("%d parts hold %d of the %d cases", n, len(seen), len(all))
+		}
+		if slices.Max(sizes)-slices.Min(sizes) > 1 || slices.Max(whole)-slices.Min(whole) > 1 {
+			t.Errorf("%d parts: sizes %v, whole-store cases %v: more than one apart", n, sizes, whole)
+		}
+		if n == 4 && slices.Max(whole) == 0 {
+			t.Error("the catalog has no whole-store case to spread")
 		}
 	}
 }
