@@ -222,10 +222,8 @@ func TestActionInstallsAndRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"version=" + fakeVersion + "\n", "cache-dir=" + cacheDir + "\n"} {
-		if !strings.Contains(r.output, want) {
-			t.Errorf("GITHUB_OUTPUT lacks %q:\n%s", want, r.output)
-		}
+	if want := "version=" + fakeVersion + "\ncache-dir=" + cacheDir + "\n"; r.output != want {
+		t.Errorf("GITHUB_OUTPUT is\n%s\nwant\n%s", r.output, want)
 	}
 
 	r = runStep(run.Run, `BSADAPTER_ARGS=version --format json > "version file.json"`)
