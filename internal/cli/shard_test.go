@@ -168,6 +168,41 @@ func TestCheckFixturesShardsMergeToTheWholeRun(t *testing.T) {
 		bridge := strings.Join(bridgetest.NodeBridge(t, "--wrap"), " ")
 		checkShards(t, 5, "check-fixtures", "--bridge", bridge, corpus)
 	})
+	// With snapshots beside the fixtures, each mismatch's note is in the
+	// merged report once, in the run's file order.
+	t.Run("snapshots", func(t *testing.T) {
+		bridge := strings.Join(bridgetest.NodeBridge(t, "--wrap"), " ")
+		dir := t.TempDir()
+		files, _ := filepath.Glob(filepath.Join(corpus, "langchain", "*.json"))
+		if len(files) < 5 {
+			t.Fatalf("the LangChain corpus has %d files", len(files))
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644)
+		}
+		if code, out, errOut := runMain(t, "check-fixtures", "--bridge", bridge, "--update", dir); code != 0 {
+			t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+		}
+		snaps, _ := filepath.Glob(filepath.Join(dir, "*.canonical.json"))
+		if len(snaps) != len(files) {
+			t.Fatalf("%d snapshots for %d files", len(snaps), len(files))
+		}
+		// Three snapshots differ from what the converter gives now: their
+		// notes come from different parts.
+		for _, i := range []int{0, 1, len(snaps) - 1} {
+			os.WriteFile(snaps[i], []byte(`{"id":"x","role":"user","parts":[]}`+"\n"), 0o644)
+		}
+		whole := runJSON(t, "check-fixtures", "--bridge", bridge, dir)
+		notes, _ := whole.doc["snapshots"].([]any)
+		if whole.code != 1 || len(notes) != 3 {
+			t.Fatalf("the whole run: exit %d, %d snapshot notes, want 3 mismatches\n%s", whole.code, len(notes), whole.raw)
+		}
+		checkShards(t, 4, "check-fixtures", "--bridge", bridge, dir)
+	})
 }
 
 // The parts of a generated run are ranges of its messages; with a bridge
