@@ -14,6 +14,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/filekind"
 	"github.com/bsadapter/bsadapter/internal/fixtures"
+	"github.com/bsadapter/bsadapter/internal/report"
 	"github.com/bsadapter/bsadapter/schemas"
 	"github.com/spf13/cobra"
 )
@@ -36,6 +37,10 @@ type checkFixturesOptions struct {
 	seed         uint64
 	seedSet      bool
 	float64      bool
+	// shard is --shard K/N as given; shardK and shardN its parts (0 when
+	// not given).
+	shard          string
+	shardK, shardN int
 	// now gives the time a generated run's seed is made from.
 	now func() time.Time
 }
@@ -114,6 +119,7 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	f.IntVar(&opts.generate, "generate", 0, "instead of the fixtures, build N canonical messages from the schema and take each through toSdk and fromSdk (failures are shrunk)")
 	f.Uint64Var(&opts.seed, "seed", 0, "with --generate: the seed that makes the messages (default: a new one, printed)")
 	f.BoolVar(&opts.float64, "float64", false, "with --generate: keep numbers within what a float64 holds (for a JavaScript bridge, which reads every JSON number as one)")
+	f.StringVar(&opts.shard, "shard", "", "check only the K-th of N disjoint parts, e.g. 2/4: of the fixture files, or of --generate's messages (join the parts' JSON reports with merge-reports)")
 	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
 	return cmd
 }
@@ -138,6 +144,19 @@ func (o *checkFixturesOptions) validate() error {
 	}
 	if o.generate > 0 && (o.update || len(o.paths) > 0 || o.noBridge) {
 		return usageErr("run the fixtures and the generated round trips separately", "--generate reads no fixtures: it cannot be used with PATHs, --update or --no-bridge")
+	}
+	if o.shard != "" {
+		k, n, err := report.ParseShard(o.shard)
+		if err != nil {
+			return usageErr("give the part to check and the number of parts, e.g. --shard 1/4 ... --shard 4/4", "%v", err)
+		}
+		if err := fixtures.CheckShard(o.generate, k, n); err != nil {
+			return fixturesErr(err)
+		}
+		if o.generate > 0 && !o.seedSet {
+			return usageErr("pass the same --seed to every part, e.g. --seed 42", "--shard with --generate needs --seed: the parts must make the same messages")
+		}
+		o.shardK, o.shardN = k, n
 	}
 	for _, p := range o.requiredParts() {
 		if _, ok := schemas.PartDef(p); !ok {
@@ -210,6 +229,7 @@ func runCheckFixtures(ctx context.Context, o *checkFixturesOptions) error {
 		defer client.Close()
 		fo.Bridge = client
 	}
+	fo.ShardK, fo.ShardN = o.shardK, o.shardN
 	if err := fo.UsePartsFromConfig(ws.cfg); err != nil {
 		return fixturesErr(err)
 	}
@@ -261,6 +281,10 @@ func (o *checkFixturesOptions) startBridge(ctx context.Context, bc *bridgeComman
 // command's errors: a setting is a usage error, a missing path an
 // environment error.
 func fixturesErr(err error) error {
+	var se *fixtures.ShardError
+	if errors.As(err, &se) {
+		return usageErr(se.Fix, "%s", se.Msg)
+	}
 	var oe *fixtures.OptionError
 	if errors.As(err, &oe) {
 		return usageErr(oe.Fix, "%s", oe.Msg)
@@ -284,6 +308,10 @@ func (o *checkFixturesOptions) check(ctx context.Context, fo fixtures.Options) (
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		var se *fixtures.ShardError
+		if errors.As(err, &se) {
+			return nil, fixturesErr(err)
 		}
 		if errors.Is(err, fixtures.ErrNoFixtures) {
 			return nil, usageErr("fixture files end in .json, .jsonl or .ndjson", "%v", err)

@@ -48,6 +48,11 @@ type conformOptions struct {
 	// storeSet says --store was given (or implied by --bridge).
 	storeSet bool
 
+	// shard is --shard K/N as given; shardK and shardN are its parts
+	// (0 when not given).
+	shard          string
+	shardK, shardN int
+
 	bench        bool
 	benchAppends int
 	benchReads   int
@@ -124,6 +129,7 @@ cases it left are reported as not run).`,
 	f.BoolVar(&opts.realTTLs, "real-ttls", false, "with --store bridge: do not move the bridge's clock even if it offers one; the TTL cases wait for real TTLs of seconds")
 	addPGFlags(cmd, &opts.pg)
 	addBlocksFlag(cmd, &opts.blocks)
+	f.StringVar(&opts.shard, "shard", "", "run only the K-th of N disjoint parts of the cases, e.g. 2/4 (join the parts' JSON reports with merge-reports)")
 	f.BoolVar(&opts.bench, "bench", false, "measure the store instead: append and read throughput and p50/p99 latency with 1 and 8 writers")
 	f.IntVar(&opts.benchAppends, "bench-appends", 2000, "with --bench: appends per concurrency level")
 	f.IntVar(&opts.benchReads, "bench-reads", 400, "with --bench: reads (of 100 chunks) per concurrency level")
@@ -152,6 +158,9 @@ func (o *conformOptions) validate() error {
 	if err := o.selectCases(); err != nil {
 		return err
 	}
+	if err := o.validateShard(); err != nil {
+		return err
+	}
 	switch {
 	case o.list:
 		if o.format != "text" && o.format != "json" {
@@ -166,6 +175,51 @@ func (o *conformOptions) validate() error {
 		}
 	}
 	return nil
+}
+
+// validateShard checks --shard: K/N with 1 <= K <= N, and no more parts
+// than selected cases (the store may leave out more: see shardCases).
+func (o *conformOptions) validateShard() error {
+	if o.shard == "" {
+		return nil
+	}
+	k, n, err := report.ParseShard(o.shard)
+	if err != nil {
+		return usageErr("give the part to run and the number of parts, e.g. --shard 1/4 ... --shard 4/4", "%v", err)
+	}
+	if o.list || o.bench {
+		return usageErr("drop --shard, or --list and --bench", "--shard splits the run of the cases; it does not apply to --list or --bench")
+	}
+	if n > len(o.cases) {
+		return usageErr(fmt.Sprintf("use at most %d parts, e.g. --shard %d/%d", len(o.cases), min(k, len(o.cases)), len(o.cases)),
+			"--shard %s: %d parts for %d selected cases would leave a part with none", o.shard, n, len(o.cases))
+	}
+	o.shardK, o.shardN = k, n
+	return nil
+}
+
+// shardCases keeps the cases of the run's part (all of them without
+// --shard) and describes the part for the report. cases are the whole
+// run's: what the store implements and is held to, so that every part of
+// a run has the same and a part never holds only cases left out.
+func shardCases(opts *conformOptions, store conform.Store, cases []conform.Case) ([]conform.Case, *report.Shard, error) {
+	if opts.shardN == 0 {
+		return cases, nil, nil
+	}
+	k, n := opts.shardK, opts.shardN
+	if n > len(cases) {
+		return nil, nil, usageErr(fmt.Sprintf("use at most %d parts, e.g. --shard %d/%d", len(cases), min(k, len(cases)), len(cases)),
+			"--shard %s: %s runs %d of the selected cases, too few for %d parts", opts.shard, store.Name(), len(cases), n)
+	}
+	ids := make([]string, len(cases))
+	for i, c := range cases {
+		ids[i] = c.ID
+	}
+	sh := &report.Shard{Command: "conform", Index: k, Total: n, Unit: "case", Units: ids, Count: len(ids),
+		Run: report.RunID(append([]string{"conform", store.Name()}, ids...)...)}
+	mine := conform.ShardOf(cases, k, n)
+	fmt.Fprintf(opts.app.Err, "%s: %d of the run's %d cases\n", sh.Label(), len(mine), len(cases))
+	return mine, sh, nil
 }
 
 // validateStore checks --store and the flags that belong to one store.
@@ -242,10 +296,15 @@ func runConform(ctx context.Context, opts *conformOptions) error {
 	// leave them out too; taken out here, they do not count in the
 	// progress).
 	cases, notApplicable := conform.Applicable(store, cases)
+	cases, shard, err := shardCases(opts, store, cases)
+	if err != nil {
+		return err
+	}
 	rep, err := runCases(ctx, opts, store, cases)
 	if err != nil {
 		return err
 	}
+	rep.Shard = shard
 	rep.LeftOut = leftOut
 	rep.NotApplicable = notApplicable
 	if l, ok := store.(conform.ModuleLeaver); ok {

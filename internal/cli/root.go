@@ -147,6 +147,7 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 		newNewCmd(app, nil),
 		newCheckFixturesCmd(app, nil),
 		newConformCmd(app, nil),
+		newMergeReportsCmd(app, nil),
 		newLintCmd(app, nil),
 		newBlocksCmd(app),
 		newSchemaCmd(app, nil),

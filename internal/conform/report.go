@@ -3,6 +3,7 @@ package conform
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bsadapter/bsadapter/internal/report"
 )
@@ -29,6 +30,10 @@ type Document struct {
 	// ModulesLeftOut lists the block modules the store could not install,
 	// with why and how to get them; absent when none was.
 	ModulesLeftOut []ModuleLeftOut `json:"modulesLeftOut,omitempty"`
+	// Shard says which part of a run of --shard K/N the report holds,
+	// and what the whole run is made of (merge-reports joins the parts);
+	// absent for a whole run.
+	Shard *report.Shard `json:"shard,omitempty"`
 }
 
 // DocumentSummary counts the outcomes.
@@ -59,8 +64,26 @@ func (r *Report) Document() Document {
 		leftOut = []LeftOut{}
 	}
 	return Document{ReportSchemaVersion, r.Store, ms(r.Elapsed.Seconds()),
-		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results, leftOut, r.NotApplicable, r.ModulesLeftOut}
+		DocumentSummary{len(r.Results), r.Count(Pass), r.Count(Fail), r.Count(Skipped), r.Count(NotRun)}, results, leftOut, r.NotApplicable, r.ModulesLeftOut, r.Shard}
 }
+
+// FromDocument reads a report back from its JSON document (durations to
+// the microsecond), as merge-reports does with the reports of the parts
+// of a run.
+func FromDocument(d Document) *Report {
+	r := &Report{Store: d.Store, Elapsed: fromMs(d.ElapsedMs), NotApplicable: d.NotApplicable, ModulesLeftOut: d.ModulesLeftOut, Shard: d.Shard}
+	if len(d.LeftOut) > 0 {
+		r.LeftOut = d.LeftOut
+	}
+	r.Results = make([]Result, len(d.Results))
+	for i, dr := range d.Results {
+		r.Results[i] = dr.Result
+		r.Results[i].Elapsed = fromMs(dr.ElapsedMs)
+	}
+	return r
+}
+
+func fromMs(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 func ms(sec float64) float64 { return float64(int64(sec*1e6)) / 1e3 }
 
@@ -144,8 +167,12 @@ func Summary(r *Report) string {
 	if n := r.Count(NotRun); n > 0 {
 		notRun = fmt.Sprintf(", %d not run", n)
 	}
-	s := fmt.Sprintf("%d cases against %s: %d passed, %d failed, %d skipped%s in %.2fs",
-		len(r.Results), r.Store, r.Count(Pass), r.Count(Fail), r.Count(Skipped), notRun, r.Elapsed.Seconds())
+	shard := ""
+	if r.Shard != nil {
+		shard = fmt.Sprintf(" (%s)", r.Shard.Label())
+	}
+	s := fmt.Sprintf("%d cases against %s%s: %d passed, %d failed, %d skipped%s in %.2fs",
+		len(r.Results), r.Store, shard, r.Count(Pass), r.Count(Fail), r.Count(Skipped), notRun, r.Elapsed.Seconds())
 	streams, tenants := r.SkippedFor(FeatureCallers), r.SkippedFor(FeatureTenants)
 	switch {
 	case tenants == 0 && streams > 0:

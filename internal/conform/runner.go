@@ -68,6 +68,9 @@ type Report struct {
 	// (the server lacks an extension they need), with why and how to get
 	// them; empty for every other store.
 	ModulesLeftOut []ModuleLeftOut `json:"modulesLeftOut,omitempty"`
+	// Shard says which part of the run this is (--shard); nil for a
+	// whole run.
+	Shard *report.Shard `json:"shard,omitempty"`
 }
 
 // ModuleLeftOut is a block module a store left out, and why.
