@@ -25,7 +25,11 @@ const (
 )
 
 // Presets lists the converter presets, each a folder under presets/.
-var Presets = []string{"generic", "langchain"}
+var Presets = []string{"generic", "langchain",
+	"ai-sdk",
+	"ai-sdk-model",
+	"chat-sdk",
+}
 
 // Files returns the paths of all template files in lexical order.
 func Files() ([]string, error) {

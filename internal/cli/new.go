@@ -298,7 +298,16 @@ func (opts *newOptions) writeErr(plan *scaffold.Plan, err error) error {
 }
 
 func presetHasSDK(o *scaffold.Options) bool {
-	return o.Preset == "langchain" || (o.Preset == "" && o.Name == "langchain")
+	return len(scaffold.PresetSDKs[presetFor(o.Preset, o.Name)]) > 0
+}
+
+// presetFor is the preset an adapter gets: the one asked for, else the
+// one named like the adapter (Options.Complete decides the same way).
+func presetFor(preset, name string) string {
+	if preset == "" && slices.Contains(templates.Presets, name) {
+		return name
+	}
+	return preset
 }
 
 func splitList(s string) []string {
@@ -335,10 +344,7 @@ func askMissing(app *App, changed func(string) bool, o *scaffold.Options, opts *
 			Key: "sdk", Label: "SDK npm package(s)", Flag: "--sdk",
 			Help: "comma-separated; an optional peer dependency",
 			Default: func(a map[string]string) string {
-				if opts.preset == "langchain" || (opts.preset == "" && a["name"] == "langchain") {
-					return "@langchain/core"
-				}
-				return ""
+				return strings.Join(scaffold.PresetSDKs[presetFor(opts.preset, a["name"])], ",")
 			},
 			Validate: func(v string, _ map[string]string) error {
 				list := splitList(v)

@@ -104,7 +104,10 @@ var Reserved = []string{
 // PresetSDKs are the npm packages each converter preset is written
 // against: the SDK peers an adapter gets when --sdk is not given.
 var PresetSDKs = map[string][]string{
-	"langchain": {"@langchain/core"},
+	"langchain":    {"@langchain/core"},
+	"ai-sdk":       {"ai"},
+	"ai-sdk-model": {"ai"},
+	"chat-sdk":     {"chat"},
 }
 
 // Options are everything "bsadapter new" needs to render an adapter.
@@ -180,7 +183,7 @@ func ValidateName(name string) error {
 		return bad(fmt.Sprintf("is longer than %d characters", MaxNameLen), "use a shorter name")
 	case !kebab.MatchString(name):
 		return bad("is not lowercase kebab-case (a-z, 0-9 and single dashes, starting with a letter)", fixWith(suggest))
-	case slices.Contains(Reserved, name):
+	case slices.Contains(Reserved, name) && !slices.Contains(templates.Presets, name):
 		return bad(fmt.Sprintf("is already a better-supabase subpath (better-supabase/%s)", name), fmt.Sprintf("pick a name of your own, such as %q", name+"-adapter"))
 	case slices.Contains(nodeBuiltins, name):
 		return bad(fmt.Sprintf("is a Node.js built-in module (node:%s): an import of it would never reach the adapter", name), fmt.Sprintf("pick a name of your own, such as %q", name+"-adapter"))
@@ -363,6 +366,12 @@ func (o *Options) Complete() error {
 	}
 	if o.Dir == "" {
 		return &OptionError{Flag: "--dir", Msg: "is empty", Fix: "pass the folder to write into"}
+	}
+	// A preset's name may be a better-supabase subpath (ai-sdk, chat-sdk):
+	// as its own package (better-supabase-adapter-ai-sdk) it collides with
+	// nothing, but inside a checkout it would be that subpath.
+	if o.Placement == PlacementSubpath && slices.Contains(Reserved, o.Name) {
+		return &OptionError{Flag: "NAME", Value: o.Name, Msg: fmt.Sprintf("is already a better-supabase subpath (better-supabase/%s)", o.Name), Fix: fmt.Sprintf("pick a name of your own, such as %q (with --preset %s)", o.Name+"-adapter", o.Preset)}
 	}
 	return nil
 }

@@ -74,11 +74,16 @@ type data struct {
 	// own folder; FixturesFromTest the fixtures folder from the tests.
 	SrcImport, FixturesFromTest string
 	UnknownPartJS               string
+	// SDKDevDeps are the preset's SDK packages its types come from.
+	SDKDevDeps []Dep
 }
 
 var unknownPart = map[string]string{
-	"langchain": `(native["kwargs"] as Record<string, unknown>)["content"] = [{ type: "hologram", data: 1 }];`,
-	"generic":   `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"langchain":    `(native["kwargs"] as Record<string, unknown>)["content"] = [{ type: "hologram", data: 1 }];`,
+	"generic":      `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"ai-sdk":       `native["parts"] = [{ type: "hologram", data: 1 }];`,
+	"ai-sdk-model": `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"chat-sdk":     `native["attachments"] = [{ type: "hologram", url: "https://example.com/x" }];`,
 }
 
 func rel(from, to string) string {
@@ -113,6 +118,7 @@ func Render(o *Options) (*Plan, error) {
 		Import:           o.PackageName,
 		FixturesFromTest: rel(l.test, l.fixtures),
 		UnknownPartJS:    unknownPart[o.Preset],
+		SDKDevDeps:       presetDevDeps(o.Preset),
 	}
 	if d.Subpath {
 		d.Import = "better-supabase/" + o.Name

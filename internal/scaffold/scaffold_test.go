@@ -30,7 +30,7 @@ func TestValidateName(t *testing.T) {
 		"x-":                    "kebab-case",
 		"a--b":                  "kebab-case",
 		"1password":             "kebab-case",
-		"ai-sdk":                "already a better-supabase subpath",
+		"ai-chat":               "already a better-supabase subpath",
 		"streams":               "already a better-supabase subpath",
 		"testing":               "already a better-supabase subpath",
 		"credentials":           "already a better-supabase subpath",
