@@ -13,7 +13,7 @@ func TestMerge(t *testing.T) {
 	base := lines("a", "b", "c", "d", "e", "f", "g")
 	cases := []struct {
 		name, ours, theirs, want string
-		conflicts               int
+		conflicts                int
 	}{
 		{"nothing changed", base, base, base, 0},
 		{"only ours", lines("a", "B", "c", "d", "e", "f", "g"), base, lines("a", "B", "c", "d", "e", "f", "g"), 0},
