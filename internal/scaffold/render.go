@@ -135,7 +135,6 @@ func Render(o *Options) (*Plan, error) {
 	return plan, nil
 }
 
-
 // newData is what the templates see for o.
 func newData(o *Options) data {
 	l := layoutFor(o)
