@@ -80,9 +80,10 @@ version) and the current templates, with the same answers, and per file:
   new in the templates    created (refused if a file of yours is there)
   no longer generated     left as it is, and listed
 
-Conflicts exit 1: resolve the markers (<<<<<<< yours, ||||||| generated,
-=======, >>>>>>> template), then run npm test. Nothing is written when the
-recorded version cannot be reproduced exactly. --dry-run prints the diffs.`,
+Conflicts exit 1: resolve the conflict markers in the files listed (each
+shows your lines, the lines as generated and the template's new lines),
+then run npm test. Nothing is written when the recorded version cannot be
+reproduced exactly. --dry-run prints the diffs. See docs/living.md.`,
 		Example: `  bsadapter upgrade --dry-run
   bsadapter upgrade
   bsadapter upgrade --dir packages/better-supabase/tests/my-sdk --format json`,
