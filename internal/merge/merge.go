@@ -10,9 +10,16 @@ import (
 	"bytes"
 )
 
-// Labels name the three sides in conflict markers.
+// Labels name the three sides in conflict markers, and say how to take
+// insertions both sides made at one place.
 type Labels struct {
 	Ours, Base, Theirs string
+	// KeepBothInserts takes lines both sides inserted at the same place
+	// (where the base has none) as ours followed by theirs instead of a
+	// conflict. It suits additions to lists (an export added by the author
+	// at the end of a file and one added by a template there); a change
+	// of existing lines on both sides is a conflict still.
+	KeepBothInserts bool
 }
 
 // Result is a merge: the merged text (with conflict markers where both
@@ -149,6 +156,9 @@ func Merge(base, ours, theirs []byte, l Labels) Result {
 			emit(rb)
 		case same(rb, ro), same(ra, rb):
 			emit(ra)
+		case l.KeepBothInserts && len(ro) == 0:
+			emitEnded(&out, ra)
+			emit(rb)
 		default:
 			conflicts++
 			marker := func(m, label string) {

@@ -41,6 +41,26 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+func TestMergeKeepBothInserts(t *testing.T) {
+	base := lines("a", "b", "c")
+	l := labels
+	l.KeepBothInserts = true
+	r := Merge([]byte(base), []byte(lines("a", "b", "c", "mine")), []byte(lines("a", "b", "c", "theirs1", "theirs2")), l)
+	if string(r.Text) != lines("a", "b", "c", "mine", "theirs1", "theirs2") || r.Conflicts != 0 {
+		t.Errorf("inserts at the end: %q (%d conflicts)", r.Text, r.Conflicts)
+	}
+	// A change of an existing line on both sides stays a conflict.
+	r = Merge([]byte(base), []byte(lines("a", "B1", "c")), []byte(lines("a", "B2", "c")), l)
+	if r.Conflicts != 1 {
+		t.Errorf("changed line on both sides: %q", r.Text)
+	}
+	// Without the option the inserts conflict.
+	r = Merge([]byte(base), []byte(lines("a", "b", "c", "mine")), []byte(lines("a", "b", "c", "theirs")), labels)
+	if r.Conflicts != 1 {
+		t.Errorf("inserts without KeepBothInserts: %q", r.Text)
+	}
+}
+
 func TestMergeNoFinalNewline(t *testing.T) {
 	base := "a\nb\nx\nc"
 	r := Merge([]byte(base), []byte("a\nB\nx\nc"), []byte("a\nb\nx\nC"), labels)

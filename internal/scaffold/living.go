@@ -233,7 +233,7 @@ func PlanAdd(a *Adapter, contracts []string) (*Update, error) {
 	}
 	o := a.options()
 	o.Contracts = want
-	u, err := plan(a, templates.FS, o)
+	u, err := plan(a, templates.FS, o, true)
 	if err != nil {
 		return nil, err
 	}
@@ -247,12 +247,16 @@ func PlanUpgrade(a *Adapter) (*Update, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan(a, base, a.options())
+	return plan(a, base, a.options(), false)
 }
 
 // plan is the three-way update from the adapter's recorded version
 // (baseFS, recorded answers) to the current templates rendered with o.
-func plan(a *Adapter, baseFS fs.FS, o *Options) (*Update, error) {
+// adding (add, not upgrade) takes lines the author and the new contracts
+// both insert at one place as the author's followed by the contracts':
+// what a contract adds to a shared file are new exports, imports and
+// wiring next to the author's, not changes of the author's lines.
+func plan(a *Adapter, baseFS fs.FS, o *Options, adding bool) (*Update, error) {
 	old := a.options()
 	if err := old.Complete(); err != nil {
 		return nil, err
@@ -309,7 +313,7 @@ func plan(a *Adapter, baseFS fs.FS, o *Options) (*Update, error) {
 	}
 
 	u := &Update{Adapter: a, From: a.Record.Templates, To: templates.CurrentID(), opts: o}
-	labels := merge.Labels{Base: "generated (template " + u.From + ")", Theirs: "template " + u.To}
+	labels := merge.Labels{Base: "generated (template " + u.From + ")", Theirs: "template " + u.To, KeepBothInserts: adding}
 	var exists []string
 	paths := sortedKeys(base)
 	for _, p := range sortedKeys(next) {

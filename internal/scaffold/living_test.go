@@ -203,11 +203,16 @@ func TestAddKeepsAuthorsEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, c := range u.Changes {
+		if c.Path == "src/index.ts" && c.Kind != Merge {
+			t.Errorf("index.ts: %s, want a clean merge", c.Kind)
+		}
+	}
 	if _, err := Apply(u); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(index)
-	if !bytes.Contains(b, []byte("export const MINE = 1;\n")) || !bytes.Contains(b, []byte("MemoryCredentialProvider")) {
+	if !bytes.Contains(b, []byte("export const MINE = 1;\n")) || !bytes.Contains(b, []byte("MemoryCredentialProvider")) || bytes.Contains(b, []byte("<<<<<<<")) {
 		t.Errorf("index.ts after add:\n%s", b)
 	}
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -123,6 +124,9 @@ func parseRecord(file string, b []byte) (*Record, error) {
 		case errors.As(err, &se):
 			line, col := lineCol(b, se.Offset)
 			return nil, bad(restore, "line %d, column %d: %v", line, col, err)
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			line, col := lineCol(b, int64(len(b)))
+			return nil, bad(restore, "line %d, column %d: the JSON ends before the record does", line, col)
 		case errors.As(err, &te):
 			line, col := lineCol(b, te.Offset)
 			return nil, bad(restore, "line %d, column %d: %q should be %s, not %s", line, col, te.Field, te.Type, te.Value)
