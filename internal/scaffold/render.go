@@ -100,14 +100,29 @@ func rel(from, to string) string {
 // placement it reads the checkout's package.json to plan the edit; it
 // writes nothing.
 func Render(o *Options) (*Plan, error) {
+	return RenderVersion(o, templates.FS)
+}
+
+// RenderVersion is Render from another template tree, one that
+// templates.Version returns (an older release's, or one registered with
+// templates.Register): the adapter as that version generated it, with
+// its record naming that version.
+func RenderVersion(o *Options, fsys fs.FS) (*Plan, error) {
 	if err := o.Complete(); err != nil {
 		return nil, err
 	}
-	files, err := renderFiles(o, templates.FS)
+	id := templates.CurrentID()
+	if fsys != fs.FS(templates.FS) {
+		var err error
+		if id, err = templates.IDOf(fsys); err != nil {
+			return nil, err
+		}
+	}
+	files, err := renderFiles(o, fsys)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := newRecord(o, templates.CurrentID(), files)
+	rec, err := newRecord(o, id, files)
 	if err != nil {
 		return nil, err
 	}
