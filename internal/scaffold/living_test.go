@@ -254,7 +254,7 @@ func resolveTakingTemplate(t *testing.T, file string) {
 }
 
 // authorEdits changes three files of a generated acme adapter as its
-// author would: a helper at the end of converters.ts and an export at the
+// author would: a function at the end of converters.ts and an export at the
 // end of index.ts (clean against previousTemplates), chat.ts's first line
 // (which the templates changed too: a conflict); and deletes the docs
 // page.
@@ -268,7 +268,7 @@ func authorEdits(t *testing.T, dir string) {
 		}
 		os.WriteFile(f, append(b, s...), 0o644)
 	}
-	appendTo("src/converters.ts", "\n// Mine: a helper the templates know nothing of.\nexport const AUTHOR_NOTE = \"kept\";\n")
+	appendTo("src/converters.ts", "\n// Mine: a constant the templates know nothing of.\nexport const AUTHOR_NOTE = \"kept\";\n")
 	appendTo("src/index.ts", "export const AUTHOR_EXPORT = 1;\n")
 	chat := filepath.Join(dir, "src", "chat.ts")
 	b, _ := os.ReadFile(chat)
