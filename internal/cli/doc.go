@@ -23,7 +23,7 @@
 // and pgserver, which gives servers, does not import blocks, which is a
 // schema.
 //
-//	cmd/bsadapter internal/cmd/docgen
+//	cmd/bsadapter internal/cmd/docgen internal/cmd/tmplsnap
 //	internal/docgen
 //	internal/cli
 //	internal/fixtures internal/lint internal/scaffold internal/scaffold/wizard internal/conform/memstore internal/conform/pgstore internal/conform/bridgestore internal/conform/storebench
@@ -32,7 +32,7 @@
 //	internal/conform
 //	internal/report
 //	internal/bridge internal/pgserver internal/config internal/termsetup blocks schemas templates
-//	internal/filekind
+//	internal/filekind internal/merge
 //
 // cmd/bsadapter is main alone; internal/cli builds the commands on the
 // packages below it, which return values and errors and never print to a
@@ -46,7 +46,8 @@
 // store. internal/report is the output layer (JUnit, GitHub annotations,
 // the JSON documents and the result words) that cli, fixtures and conform
 // share. internal/filekind, at the bottom, names what a file system entry
-// is (a named pipe, a device, ...) for every message that refuses one.
+// is (a named pipe, a device, ...) for every message that refuses one;
+// internal/merge beside it is the three-way line merge of add and upgrade.
 //
 // Test support, which only tests import (it may import any layer; no
 // package of a layer imports it, so the binary never links testing):

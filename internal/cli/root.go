@@ -145,6 +145,8 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 	// nil stands for the real run (tests pass their own).
 	root.AddCommand(
 		newNewCmd(app, nil),
+		newAddCmd(app),
+		newUpgradeCmd(app),
 		newCheckFixturesCmd(app, nil),
 		newConformCmd(app, nil),
 		newMergeReportsCmd(app, nil),

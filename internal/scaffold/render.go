@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -99,12 +100,63 @@ func rel(from, to string) string {
 }
 
 // Render renders the adapter described by o (already Completed) into a
-// plan. For a subpath placement it reads the checkout's package.json to
-// plan the edit; it writes nothing.
+// plan: the current templates' files, and the record of what they were
+// (RecordFile) that later add and upgrade runs start from. For a subpath
+// placement it reads the checkout's package.json to plan the edit; it
+// writes nothing.
 func Render(o *Options) (*Plan, error) {
+	return RenderVersion(o, templates.FS)
+}
+
+// RenderVersion is Render from another template tree, one that
+// templates.Version returns (an older release's, or one registered with
+// templates.Register): the adapter as that version generated it, with
+// its record naming that version.
+func RenderVersion(o *Options, fsys fs.FS) (*Plan, error) {
 	if err := o.Complete(); err != nil {
 		return nil, err
 	}
+	id := templates.CurrentID()
+	if fsys != fs.FS(templates.FS) {
+		var err error
+		if id, err = templates.IDOf(fsys); err != nil {
+			return nil, err
+		}
+	}
+	files, err := renderFiles(o, fsys)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := newRecord(o, id, files)
+	if err != nil {
+		return nil, err
+	}
+	l := layoutFor(o)
+	d := newData(o)
+	files = append(files, File{Path: path.Join(l.bridge, RecordFile), Data: rec})
+	sort.Slice(files, func(i, k int) bool { return files[i].Path < files[k].Path })
+	plan := &Plan{Root: o.Dir, Files: files}
+	if d.Subpath {
+		edit, err := planPackageJSONEdit(o)
+		if err != nil {
+			return nil, err
+		}
+		plan.Edits = append(plan.Edits, *edit)
+		plan.NextDir, plan.Next = l.test, "bsadapter check-fixtures"
+		if len(d.Suites) > 0 {
+			plan.Next += " && bsadapter conform --store=bridge"
+		}
+	} else {
+		plan.NextDir, plan.Next = ".", "npm install --legacy-peer-deps && bsadapter check-fixtures"
+		if len(d.Suites) > 0 {
+			plan.Next += " && bsadapter conform --store=bridge"
+		}
+	}
+	return plan, nil
+}
+
+// newData is what the templates see for o.
+func newData(o *Options) data {
 	l := layoutFor(o)
 	d := data{
 		Name: o.Name, PackageName: o.PackageName, Format: o.Format, SDK: o.SDKs[0], SDKs: o.SDKs, Preset: o.Preset,
@@ -125,7 +177,16 @@ func Render(o *Options) (*Plan, error) {
 	}
 	d.Clock = d.Streams || d.Workflows || d.ChatState
 	d.SuitesFlag = strings.Join(d.Suites, ",")
+	return d
+}
 
+// renderFiles renders the adapter's own files (not the record, not the
+// edits) from the template tree fsys, sorted by path. A template missing
+// from an older tree (one a later release added) renders nothing: that
+// version did not generate the file. The current tree has them all.
+func renderFiles(o *Options, fsys fs.FS) ([]File, error) {
+	l := layoutFor(o)
+	d := newData(o)
 	type job struct{ tmpl, dest string }
 	var jobs []job
 	add := func(cond bool, tmpl, dest string) {
@@ -170,7 +231,7 @@ func Render(o *Options) (*Plan, error) {
 	add(d.World, "adapter/test/world.test.ts.tmpl", path.Join(l.test, "world.test.ts"))
 	add(len(d.Suites) > 0, "adapter/test/conform.test.ts.tmpl", path.Join(l.test, "conform.test.ts"))
 	add(true, "docs/adapter.md.tmpl", l.docs)
-	fixtures, err := fs.Glob(templates.FS, "presets/"+o.Preset+"/fixtures/*.tmpl")
+	fixtures, err := fs.Glob(fsys, "presets/"+o.Preset+"/fixtures/*.tmpl")
 	if err != nil {
 		return nil, err
 	}
@@ -186,38 +247,24 @@ func Render(o *Options) (*Plan, error) {
 	add(o.Storage != "", "sql/module.sql.tmpl", path.Join(l.sql, o.Storage+".sql"))
 	add(o.Storage != "", "sql/README.md.tmpl", path.Join(l.sql, "README.md"))
 
-	plan := &Plan{Root: o.Dir}
+	var files []File
 	for _, j := range jobs {
 		dd := d
 		dd.SrcImport = rel(path.Dir(j.dest), l.src)
-		out, err := execute(j.tmpl, dd)
+		if _, err := fs.Stat(fsys, j.tmpl); errors.Is(err, fs.ErrNotExist) && fsys != fs.FS(templates.FS) {
+			continue
+		}
+		out, err := execute(fsys, j.tmpl, dd)
 		if err != nil {
 			return nil, err
 		}
 		if !filepath.IsLocal(filepath.FromSlash(j.dest)) {
 			return nil, fmt.Errorf("template %s would write %s, outside the target folder", j.tmpl, j.dest)
 		}
-		plan.Files = append(plan.Files, File{Path: j.dest, Data: out})
+		files = append(files, File{Path: j.dest, Data: out})
 	}
-	sort.Slice(plan.Files, func(i, k int) bool { return plan.Files[i].Path < plan.Files[k].Path })
-
-	if d.Subpath {
-		edit, err := planPackageJSONEdit(o)
-		if err != nil {
-			return nil, err
-		}
-		plan.Edits = append(plan.Edits, *edit)
-		plan.NextDir, plan.Next = l.test, "bsadapter check-fixtures"
-		if len(d.Suites) > 0 {
-			plan.Next += " && bsadapter conform --store=bridge"
-		}
-	} else {
-		plan.NextDir, plan.Next = ".", "npm install --legacy-peer-deps && bsadapter check-fixtures"
-		if len(d.Suites) > 0 {
-			plan.Next += " && bsadapter conform --store=bridge"
-		}
-	}
-	return plan, nil
+	sort.Slice(files, func(i, k int) bool { return files[i].Path < files[k].Path })
+	return files, nil
 }
 
 // BridgeSuites are the conform suites that run over the generated bridge
@@ -233,8 +280,8 @@ func BridgeSuites(o *Options) []string {
 	return out
 }
 
-func execute(name string, d data) ([]byte, error) {
-	src, err := fs.ReadFile(templates.FS, name)
+func execute(fsys fs.FS, name string, d data) ([]byte, error) {
+	src, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
