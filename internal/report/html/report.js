@@ -35,7 +35,7 @@
   const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   const plural = (n, one, many) => n + " " + (n === 1 ? one : many || one + "s");
   const dirOf = (f) => { const i = String(f || "").lastIndexOf("/"); return i < 0 ? "." : f.slice(0, i); };
-  const slug = (s) => String(s).replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 120) || "x";
+  const slug = (s) => String(s).replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 120) || "x";
   const usedIds = new Set();
   function anchor(prefix, key) {
     let id = prefix + "-" + slug(key), n = 2;
@@ -140,10 +140,10 @@
     Object.assign(summaryCounts, s);
     verdictOK = !s.failed && !s.fileErrors && !s.notRun && !doc.bridgeError;
     for (const r of doc.results || []) {
-      const generated = doc.mode === "generated" || (doc.generated && !r.file);
+      const generated = doc.mode === "generated" || !r.file;
       items.push({
-        key: (r.file || "") + "#" + r.index, outcome: fixtureOutcome(r), suite: r.file ? dirOf(r.file) : "(generated)", file: r.file || "",
-        title: (r.file || "generated") + (r.line ? ":" + r.line : "") + (generated && !r.file ? " #" + r.index : ""),
+        key: (r.file || "") + "#" + r.index, outcome: fixtureOutcome(r), suite: generated ? "(generated)" : dirOf(r.file), file: r.file || "",
+        title: generated ? "generated #" + r.index : r.file + (r.line ? ":" + r.line : ""),
         sub: firstLine(r.error) || firstProblem(r) || (r.name !== (r.file || "") + "#" + r.index ? r.name : ""), prefix: "msg", body: () => fixtureBody(r),
       });
     }
