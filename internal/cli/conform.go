@@ -154,6 +154,14 @@ func (o *conformOptions) validate() error {
 	if err := o.selectCases(); err != nil {
 		return err
 	}
+	// --report writes a run's results; listing and measuring have none.
+	if len(o.reports) > 0 && (o.list || o.bench) {
+		mode := "--list"
+		if o.bench {
+			mode = "--bench"
+		}
+		return usageErr("leave --report out with "+mode+", or run the cases to get a report", "%s writes no report, so --report does not go with it", mode)
+	}
 	switch {
 	case o.list:
 		if o.format != "text" && o.format != "json" {

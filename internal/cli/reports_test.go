@@ -30,6 +30,7 @@ func TestReportFlagRefusesBadValues(t *testing.T) {
 		{[]string{"lint", "--report", "pdf=r.pdf"}, `--report pdf=r.pdf: "pdf" is not a format lint writes to a file`, "json, github, sarif, html"},
 		{[]string{"conform", "--report", "sarif=r.sarif"}, `"sarif" is not a format conform writes`, "json, junit, github, html"},
 		{[]string{"check-fixtures", "--report", "text=r.txt"}, `"text" is not a format check-fixtures writes`, "--format text"},
+		{[]string{"conform", "--list", "--report", "html=" + filepath.Join(dir, "r.html")}, "--list writes no report", "leave --report out"},
 		{[]string{"lint", "--report", "html"}, `--report "html" is not FORMAT=FILE`, "--report html=bsadapter-report.html"},
 		{[]string{"lint", "--report", "html="}, `--report html=: no file named`, "name the file"},
 		{[]string{"lint", "--report", "html=" + dir}, "--report html=" + dir + ": is a folder", filepath.Join(dir, "report.html")},
