@@ -28,6 +28,7 @@ type checkFixturesOptions struct {
 	requireParts []string
 	update       bool
 	format       string
+	reports      []reportSpec
 	verbose      bool
 	timeout      time.Duration
 	jobs         int
@@ -112,6 +113,7 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	f.StringSliceVar(&opts.requireParts, "require-parts", nil, "fail unless the corpus produces each of these part types (comma-separated)")
 	f.BoolVar(&opts.update, "update", false, "write each fixture file's canonical form to NAME.canonical.json instead of comparing")
 	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
+	addReportFlag(cmd, &opts.reports, allFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passing messages too, and the native differences ignored, with their reasons")
 	f.DurationVar(&opts.timeout, "timeout", bridge.DefaultTimeout, "how long to wait for the bridge's answer to one request")
 	f.StringArrayVar(&opts.ignore, "ignore", nil, "a native round-trip difference to ignore for this run: POINTER[=REASON], '*' matching one key or index (repeatable)")
@@ -325,7 +327,7 @@ func (o *checkFixturesOptions) check(ctx context.Context, fo fixtures.Options) (
 // the run ended.
 func (o *checkFixturesOptions) writeReport(rep *fixtures.Report) error {
 	app := o.app
-	err := writeResults(app, o.format, rep, rep, func(w io.Writer) error {
+	err := writeResults(app, o.format, o.reports, report.KindCheckFixtures, rep, rep, func(w io.Writer) error {
 		return writeFixturesText(w, rep, o.verbose, app.Style)
 	})
 	if err != nil {

@@ -39,6 +39,7 @@ type conformOptions struct {
 	// default).
 	timeoutSet bool
 	format     string
+	reports    []reportSpec
 	verbose    bool
 	bridge     bridgeFlag
 	realTTLs   bool
@@ -124,6 +125,7 @@ cases it left are reported as not run).`,
 	f.IntVar(&opts.parallel, "parallel", 4, "how many cases run at once")
 	f.DurationVar(&opts.timeout, "timeout", 0, "time limit of every case (default: each case's own, "+conform.DefaultTimeout.String()+" for most)")
 	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
+	addReportFlag(cmd, &opts.reports, allFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "list passed cases too: in the report with --format text, and in the progress on stderr off a terminal")
 	addBridgeFlag(cmd, &opts.bridge, "command that starts your bridge (implies --store bridge)")
 	f.BoolVar(&opts.realTTLs, "real-ttls", false, "with --store bridge: do not move the bridge's clock even if it offers one; the TTL cases wait for real TTLs of seconds")
@@ -160,6 +162,14 @@ func (o *conformOptions) validate() error {
 	}
 	if err := o.validateShard(); err != nil {
 		return err
+	}
+	// --report writes a run's results; listing and measuring have none.
+	if len(o.reports) > 0 && (o.list || o.bench) {
+		mode := "--list"
+		if o.bench {
+			mode = "--bench"
+		}
+		return usageErr("leave --report out with "+mode+", or run the cases to get a report", "%s writes no report, so --report does not go with it", mode)
 	}
 	switch {
 	case o.list:
@@ -525,7 +535,7 @@ func listCases(opts *conformOptions, cases []conform.Case) error {
 }
 
 func writeReport(app *App, opts *conformOptions, rep *conform.Report) error {
-	return writeResults(app, opts.format, rep.Document(), rep, func(w io.Writer) error {
+	return writeResults(app, opts.format, opts.reports, report.KindConform, rep.Document(), rep, func(w io.Writer) error {
 		return writeText(w, app.Style, rep, opts.verbose)
 	})
 }

@@ -19,6 +19,7 @@ type lintOptions struct {
 	dir     string
 	sdks    []string
 	format  string
+	reports []reportSpec
 	verbose bool
 }
 
@@ -74,6 +75,7 @@ Silence one finding with a comment on its line or the line above:
 	f := cmd.Flags()
 	f.StringSliceVar(&opts.sdks, "sdk", nil, "the SDK package(s) to check for (default: bsadapter.json's sdk and the package's peer dependencies)")
 	addFormatFlag(cmd, &opts.format, "output format: text, json, github or sarif", "", lintFormats...)
+	addReportFlag(cmd, &opts.reports, lintFormats...)
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "also list suppressed findings with their reasons, and unused ignore comments")
 	return cmd
 }
@@ -168,7 +170,7 @@ func writeLint(app *App, opts *lintOptions, rep *lint.Report, wd string) error {
 	if w := app.getenv("GITHUB_WORKSPACE"); w != "" {
 		base = w
 	}
-	return report.Write(app.Out, opts.format, report.Results{
+	return writeOutputs(app, opts.format, opts.reports, report.Results{
 		JSON:        rep,
 		Annotations: rep.Annotations,
 		Workspace:   base,
@@ -176,5 +178,6 @@ func writeLint(app *App, opts *lintOptions, rep *lint.Report, wd string) error {
 		Text: func(w io.Writer) error {
 			return writeLintText(w, rep, lint.Paths{Base: wd}, opts.verbose, app.Style)
 		},
+		Kind: report.KindLint,
 	})
 }

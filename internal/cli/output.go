@@ -158,13 +158,29 @@ type results interface {
 
 // writeResults prints a checking command's results on stdout in the
 // --format asked for: doc as JSON, res as JUnit or GitHub annotations
-// (file paths from GITHUB_WORKSPACE), or text.
-func writeResults(app *App, format string, doc any, res results, text func(io.Writer) error) error {
-	return report.Write(app.Out, format, report.Results{
+// (file paths from GITHUB_WORKSPACE), or text. kind says which command's
+// document doc is, for the HTML report and the job summary.
+func writeResults(app *App, format string, reports []reportSpec, kind string, doc any, res results, text func(io.Writer) error) error {
+	return writeOutputs(app, format, reports, report.Results{
 		JSON:        doc,
 		JUnit:       res.JUnit,
 		Annotations: res.Annotations,
 		Workspace:   app.getenv("GITHUB_WORKSPACE"),
 		Text:        text,
+		Kind:        kind,
 	})
+}
+
+// writeOutputs writes r everywhere it was asked for: on stdout in
+// format, to each --report file, and, when GITHUB_STEP_SUMMARY names a
+// file, as a Markdown job summary appended to it.
+func writeOutputs(app *App, format string, reports []reportSpec, r report.Results) error {
+	if err := report.Write(app.Out, format, r); err != nil {
+		return err
+	}
+	if err := writeReportFiles(reports, r); err != nil {
+		return err
+	}
+	appendJobSummary(app, r)
+	return nil
 }

@@ -130,8 +130,13 @@ It scaffolds adapters, checks their message converters and runs conformance suit
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		// --version prints what "bsadapter version" prints.
 		Version: versionLine(Build()),
-		// Checks every command's --format before it runs.
-		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkFormat(c) },
+		// Checks every command's --format and --report before it runs.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if err := checkFormat(c); err != nil {
+				return err
+			}
+			return checkReports(c)
+		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(app.In)

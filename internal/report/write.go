@@ -21,9 +21,13 @@ type Results struct {
 	SARIF func() *SARIF
 	// Text writes the report for people, --format text.
 	Text func(io.Writer) error
+	// Kind says which command's document JSON is (KindConform,
+	// KindCheckFixtures or KindLint): the HTML report and the job summary
+	// are laid out from it. Empty for results that have neither.
+	Kind string
 }
 
-// Write writes r to w in format: json, junit, github, sarif or text.
+// Write writes r to w in format: json, junit, github, sarif, html or text.
 func Write(w io.Writer, format string, r Results) error {
 	switch format {
 	case "json":
@@ -39,6 +43,10 @@ func Write(w io.Writer, format string, r Results) error {
 	case "sarif":
 		if r.SARIF != nil {
 			return WriteSARIF(w, r.SARIF())
+		}
+	case "html":
+		if r.Kind != "" {
+			return WriteHTML(w, HTML{Kind: r.Kind, Doc: r.JSON})
 		}
 	case "text":
 		return r.Text(w)

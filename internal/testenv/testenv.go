@@ -108,3 +108,20 @@ func Probes(t testing.TB) []string {
 	}
 	return files
 }
+
+// Chromium returns the Chromium (or Chrome) the browser tests drive: the
+// BSADAPTER_TEST_CHROMIUM variable, else chromium, chromium-browser or
+// google-chrome on PATH.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("BSADAPTER_TEST_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	Missing(t, "no Chromium on PATH for the HTML report's browser tests (apt-get install chromium; scripts/test does it on Debian), or set BSADAPTER_TEST_CHROMIUM to a Chrome binary")
+	return ""
+}
