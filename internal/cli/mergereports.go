@@ -19,6 +19,7 @@ type mergeReportsOptions struct {
 	app     *App
 	files   []string
 	format  string
+	reports []reportSpec
 	verbose bool
 }
 
@@ -59,6 +60,7 @@ a part's run broke (a case or message not run).`,
 		},
 	}
 	addFormatFlag(cmd, &opts.format, "output format: text, json, junit or github", "", allFormats...)
+	addReportFlag(cmd, &opts.reports, allFormats...)
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "list passed cases and messages too (--format text)")
 	return cmd
 }
@@ -128,7 +130,7 @@ func mergeConform(opts *mergeReportsOptions, datas [][]byte) error {
 		return usageErr("give the JSON report of every part of one run, each once", "%v", err)
 	}
 	app := opts.app
-	if err := writeResults(app, opts.format, rep.Document(), rep, func(w io.Writer) error {
+	if err := writeResults(app, opts.format, opts.reports, report.KindConform, rep.Document(), rep, func(w io.Writer) error {
 		return writeText(w, app.Style, rep, opts.verbose)
 	}); err != nil {
 		return envErr(err, "")
@@ -162,7 +164,7 @@ func mergeFixtures(opts *mergeReportsOptions, datas [][]byte) error {
 		return usageErr("give the JSON report of every part of one run, each once", "%v", err)
 	}
 	app := opts.app
-	if err := writeResults(app, opts.format, rep, rep, func(w io.Writer) error {
+	if err := writeResults(app, opts.format, opts.reports, report.KindCheckFixtures, rep, rep, func(w io.Writer) error {
 		return writeFixturesText(w, rep, opts.verbose, app.Style)
 	}); err != nil {
 		return envErr(err, "")
