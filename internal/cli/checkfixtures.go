@@ -42,6 +42,7 @@ type checkFixturesOptions struct {
 	// not given).
 	shard          string
 	shardK, shardN int
+	shrinkTime     time.Duration
 	// now gives the time a generated run's seed is made from.
 	now func() time.Time
 }
@@ -80,8 +81,10 @@ the schema (the part types the bridge declares in capabilities.parts, else
 roundTrip.parts of bsadapter.json, else all nine; every optional field present
 and absent; empty, long and non-ASCII strings; deep and odd JSON; numbers
 beyond float64) and each goes through toSdk and then fromSdk: the parts must
-come back. A failing message is shrunk to a minimal one. The seed is printed;
---seed replays it.
+come back. Failures are told by cause (where the change is, as a pattern, and
+its kind), each cause with its count, its smallest message shrunk to what the
+cause needs, and the run that replays it; -v lists every message. Shrinking
+stops after --shrink-time. The seed is printed; --seed replays it.
 
 Every run shows which of the nine part types the corpus produced and how
 often. With --update the canonical form of each fixture file is written next
@@ -122,6 +125,7 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	f.Uint64Var(&opts.seed, "seed", 0, "with --generate: the seed that makes the messages (default: a new one, printed)")
 	f.BoolVar(&opts.float64, "float64", false, "with --generate: keep numbers within what a float64 holds (for a JavaScript bridge, which reads every JSON number as one)")
 	f.StringVar(&opts.shard, "shard", "", "check only the K-th of N disjoint parts, e.g. 2/4: of the fixture files, or of --generate's messages (join the parts' JSON reports with merge-reports)")
+	f.DurationVar(&opts.shrinkTime, "shrink-time", fixtures.DefaultShrinkTime, "with --generate: the time allowed for shrinking the failures, all told")
 	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
 	return cmd
 }
@@ -143,6 +147,9 @@ func (o *checkFixturesOptions) validate() error {
 	}
 	if o.generate == 0 && (o.seedSet || o.float64) {
 		return usageErr("add --generate N", "--seed and --float64 apply to generated round trips only")
+	}
+	if o.shrinkTime < 0 {
+		return usageErr("e.g. --shrink-time 2m", "--shrink-time must be positive, got %s", o.shrinkTime)
 	}
 	if o.generate > 0 && (o.update || len(o.paths) > 0 || o.noBridge) {
 		return usageErr("run the fixtures and the generated round trips separately", "--generate reads no fixtures: it cannot be used with PATHs, --update or --no-bridge")
@@ -203,7 +210,7 @@ func (o *checkFixturesOptions) request(workDir string) fixtures.Request {
 	return fixtures.Request{
 		Paths: o.paths, Ignore: o.ignore, WorkDir: workDir,
 		Strict: o.strict, RequireParts: o.requiredParts(), Update: o.update, NoNativeRoundTrip: o.noNative,
-		Jobs: o.jobs, Generate: o.generate, Seed: seed, Float64: o.float64,
+		Jobs: o.jobs, Generate: o.generate, Seed: seed, Float64: o.float64, ShrinkTime: o.shrinkTime,
 		// The text report without -v and the annotations name only what
 		// failed or warned: the passing messages are counted, not kept.
 		DropPassed: (o.format == "text" && !o.verbose) || o.format == "github",

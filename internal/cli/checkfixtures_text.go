@@ -27,7 +27,7 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 	case r.Generated != nil:
 		g := r.Generated
 		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("generated round trips (toSdk, fromSdk): adapter %s (format %s) over the bridge", r.Adapter.Name, r.Adapter.Format)))
-		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("part types: %s (from %s)", strings.Join(g.Parts, ", "), g.PartsSource)))
+		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("part types: %s; from %s", strings.Join(g.Parts, ", "), g.PartsSource)))
 		fmt.Fprintf(&b, "seed %d (replay with --generate %d --seed %d%s)\n", g.Seed, g.Count, g.Seed, map[bool]string{true: " --float64"}[g.Float64])
 	case r.Adapter != nil:
 		fmt.Fprintf(&b, "%s\n", p.Dim(fmt.Sprintf("converter mode: adapter %s (format %s) over the bridge", r.Adapter.Name, r.Adapter.Format)))
@@ -67,7 +67,30 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 			fmt.Fprintf(&b, "  %s %s\n", p.Dim("hint:"), termSafe(fe.Hint))
 		}
 	}
+	// A generated run tells its failures by cause; -v lists every
+	// message too.
+	grouped := r.Generated != nil && len(r.Groups) > 0
+	if grouped {
+		sep()
+		b.WriteString(r.GroupsLine())
+		for _, g := range r.Groups {
+			mark := p.Red(report.Failed.Mark())
+			if g.Status != string(fixtures.StatusFailed) {
+				mark = p.Yellow(report.WarnMark)
+			}
+			fmt.Fprintf(&b, "\n%s %s\n%s", mark, termSafe(g.Header()), g.Details(p))
+		}
+		if t := r.ShrinkText(); t != "" {
+			b.WriteString("\n" + p.Dim(t))
+		}
+		if verbose {
+			b.WriteString("\n" + p.Bold("every message") + "\n")
+		}
+	}
 	for _, res := range r.Results {
+		if grouped && !verbose {
+			break
+		}
 		name, pos := termSafe(res.Name), termSafe(res.Pos())
 		switch {
 		case res.Status == fixtures.StatusFailed:
@@ -87,7 +110,7 @@ func writeFixturesText(w io.Writer, r *fixtures.Report, verbose bool, p report.P
 			b.WriteString(res.IgnoredText(p))
 		}
 	}
-	if t := r.OmittedText(); t != "" {
+	if t := r.OmittedText(); t != "" && (!grouped || verbose) {
 		sep()
 		b.WriteString(p.Dim(t))
 	}
