@@ -17,6 +17,8 @@ require (
 	golang.org/x/tools v0.52.0
 )
 
+require github.com/fsnotify/fsnotify v1.10.1 // indirect
+
 require (
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/charmbracelet/colorprofile v0.2.3-0.20250311203215-f60798e515dc // indirect
