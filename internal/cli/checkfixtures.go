@@ -36,6 +36,8 @@ type checkFixturesOptions struct {
 	seed         uint64
 	seedSet      bool
 	float64      bool
+	// watch re-runs on every change (watch_fixtures.go).
+	watch bool
 	// now gives the time a generated run's seed is made from.
 	now func() time.Time
 }
@@ -97,6 +99,9 @@ to it as NAME.canonical.json; later runs compare against it.`,
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
+			if opts.watch {
+				return runCheckFixturesWatch(c.Context(), opts)
+			}
 			return runCheckFixtures(c.Context(), opts)
 		},
 	}
@@ -115,6 +120,7 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	f.Uint64Var(&opts.seed, "seed", 0, "with --generate: the seed that makes the messages (default: a new one, printed)")
 	f.BoolVar(&opts.float64, "float64", false, "with --generate: keep numbers within what a float64 holds (for a JavaScript bridge, which reads every JSON number as one)")
 	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
+	f.BoolVarP(&opts.watch, "watch", "w", false, "watch the adapter's files and re-run on every change: a changed fixture file alone, everything (on a restarted bridge) after a code change")
 	return cmd
 }
 
@@ -144,7 +150,7 @@ func (o *checkFixturesOptions) validate() error {
 			return usageErr("the nine part types are: "+strings.Join(schemas.PartTypes, ", "), "--require-parts: unknown part type %q", p)
 		}
 	}
-	return nil
+	return o.validateWatch()
 }
 
 // checkBridge is the flag rule that waits for the bridge to be resolved

@@ -31,7 +31,7 @@
 //	internal/conform/suites/*
 //	internal/conform
 //	internal/report
-//	internal/bridge internal/pgserver internal/config internal/termsetup blocks schemas templates
+//	internal/bridge internal/pgserver internal/config internal/termsetup internal/watch blocks schemas templates
 //	internal/filekind
 //
 // cmd/bsadapter is main alone; internal/cli builds the commands on the
