@@ -56,7 +56,7 @@
 //
 // Benchmarks and release checks, which nothing imports:
 //
-//	bench/blocks bench/bridge bench/conform bench/fixtures bench/lint bench/pgserver bench/suites bench/world internal/release
+//	bench/blocks bench/bridge bench/conform bench/fixtures bench/lint bench/pgserver bench/suites bench/watch bench/world internal/release
 //
 // Terminal libraries (bubbletea, bubbles, lipgloss, the charmbracelet and
 // golang.org/x terminal packages, isatty, termenv, ...) are imported by
