@@ -305,3 +305,99 @@ func TestWatchSession(t *testing.T) {
 		}
 	}
 }
+
+// conform --store=bridge --watch over a real Node store
+// (bridgestore's memstore.mjs): the first round runs the cases on a new
+// bridge; an edit of bsadapter.json (the bridge command without its bug)
+// is read again, restarts the bridge and re-runs the cases; SIGINT ends
+// the session with no bridge left.
+func TestConformWatchSession(t *testing.T) {
+	node := testenv.Node(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "conform", "bridgestore", "testdata", "bridges", "memstore.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "store.mjs"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "bsadapter.json")
+	cfg := func(flags ...string) string {
+		argv := append([]string{node, "store.mjs"}, flags...)
+		var quoted []string
+		for _, a := range argv {
+			quoted = append(quoted, fmt.Sprintf("%q", a))
+		}
+		return `{"name":"memstore","bridge":{"command":[` + strings.Join(quoted, ",") + `]}}`
+	}
+	if err := os.WriteFile(cfgPath, []byte(cfg("--bug=gaps")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckFixturesHelperProcess$")
+	cmd.Dir = dir
+	args := []string{"conform", "--store=bridge", "--watch", "--suite", "streams", "--run", "^streams/append"}
+	cmd.Env = append(os.Environ(), "BSADAPTER_HELPER=1", "BSADAPTER_HELPER_ARGS="+strings.Join(args, "\x1f"), "NO_COLOR=1", "CI=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	rr := newRoundReader(stdout)
+	r := rr.until(t, "for the first run", nil, func(seenRound) bool { return true })
+	if r.outcome != "failed" || r.bridge != "started" || !strings.Contains(r.body, "FAIL streams/append") {
+		t.Fatalf("first round (a store with a bug): %+v\n%s", r, r.body)
+	}
+	save(t, cfgPath, cfg())
+	r = rr.until(t, "after the bsadapter.json edit", nil, func(r seenRound) bool { return r.outcome == "passed" })
+	if r.bridge != "started" || !strings.Contains(r.why, "bsadapter.json changed: bridge restarted") {
+		t.Errorf("round after the bsadapter.json edit: %+v", r)
+	}
+	// The bridge runs in dir (as does the session itself).
+	if len(procsIn(dir)) < 2 {
+		t.Fatalf("no bridge process found running in %s", dir)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitInterrupted, stderr.String())
+	}
+	var left []int
+	for i := 0; i < 3000; i++ {
+		if left = procsIn(dir); len(left) == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("process %d, running in the adapter's folder, outlived the watch session", pid)
+	}
+}
+
+// procsIn lists the live processes whose working folder is dir.
+func procsIn(dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir && bridgetest.Alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
