@@ -119,9 +119,20 @@ func run(runs int) error {
 		return fmt.Errorf("first round: %w", err)
 	}
 
-	series := func(path string, content func(i int) string, want string) ([]time.Duration, error) {
+	// bare holds the bridge's own start, without bsadapter, measured
+	// right before each converter save: the floor under that series on a
+	// machine whose load changes from minute to minute.
+	var bare []time.Duration
+	series := func(path string, content func(i int) string, want string, floor bool) ([]time.Duration, error) {
 		var took []time.Duration
 		for i := range runs {
+			if floor {
+				d, err := bareStart(tsx, dir)
+				if err != nil {
+					return nil, fmt.Errorf("bare bridge start: %w", err)
+				}
+				bare = append(bare, d)
+			}
 			// A pause between saves, so that each is a round of its own.
 			time.Sleep(300 * time.Millisecond)
 			tmpFile := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
@@ -146,7 +157,7 @@ func run(runs int) error {
 	fix := filepath.Join(dir, "fixtures", "f07.jsonl")
 	fixture, err := series(fix, func(i int) string {
 		return fmt.Sprintf(`{"id":"x%d","who":"bot","say":"edit %d"}`+"\n", i, i)
-	}, "1 message in 1 file: 1 passed")
+	}, "1 message in 1 file: 1 passed", false)
 	if err != nil {
 		return fmt.Errorf("fixture saves: %w", err)
 	}
@@ -157,26 +168,18 @@ func run(runs int) error {
 	}
 	converter, err := series(conv, func(i int) string {
 		return string(orig) + fmt.Sprintf("\n// edit %d\n", i)
-	}, "passed")
+	}, "passed", true)
 	if err != nil {
 		return fmt.Errorf("converter saves: %w", err)
 	}
-	// The bridge's own start, without bsadapter: the floor under the
-	// converter series on this machine.
-	var bare []time.Duration
-	for range runs {
-		d, err := bareStart(tsx, dir)
-		if err != nil {
-			return fmt.Errorf("bare bridge start: %w", err)
-		}
-		bare = append(bare, d)
+	over := make([]time.Duration, len(converter))
+	for i := range converter {
+		over[i] = converter[i] - bare[i]
 	}
 	report("fixture saved → its result", fixture, fixtureGoal)
 	report("converter saved → all re-run on a restarted bridge", converter, converterGoal)
 	report("the bridge alone: tsx started → initialize answered", bare, 0)
-	slices.Sort(converter)
-	slices.Sort(bare)
-	fmt.Printf("converter series less the bridge's own start (medians): %s\n", (converter[len(converter)/2] - bare[len(bare)/2]).Round(time.Millisecond))
+	report("converter series less the bridge's own start", over, 0)
 	return nil
 }
 

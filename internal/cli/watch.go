@@ -66,6 +66,9 @@ type roundResult struct {
 	bridge string
 	// text is the report, or the error that stopped the round.
 	text string
+	// noop says the round found nothing to do (no failures to re-run):
+	// the screen keeps the last result, with summary as a note.
+	noop bool
 }
 
 // watchTarget is the command a watch session re-runs.
@@ -96,6 +99,9 @@ const (
 type watchUI interface {
 	started(n int, why string)
 	done(r roundResult)
+	// idle ends a round that had nothing to do, msg saying so; the last
+	// result stays.
+	idle(msg string)
 	note(msg string)
 	keys() <-chan watchKey
 	close()
@@ -133,7 +139,12 @@ func runWatch(ctx context.Context, app *App, t watchTarget) error {
 			break
 		}
 		res.n, res.why, res.took = n, plan.why, time.Since(start)
-		ui.done(res)
+		if res.noop {
+			ui.idle(res.summary)
+			n--
+		} else {
+			ui.done(res)
+		}
 		if plan.reload {
 			// bsadapter.json may name other fixture folders now.
 			if now := t.roots(); !slices.Equal(now, roots) {

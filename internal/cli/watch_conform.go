@@ -149,7 +149,7 @@ func (t *conformWatch) round(ctx context.Context, p roundPlan) roundResult {
 	if p.failures {
 		cases = slices.DeleteFunc(slices.Clone(cases), func(c conform.Case) bool { return !t.failing[c.ID] })
 		if len(cases) == 0 {
-			return roundResult{ok: true, summary: "no case failed in the last rounds: nothing to re-run", bridge: state}
+			return roundResult{noop: true, summary: "no case failed in the last rounds: nothing to re-run"}
 		}
 	}
 	if err := runnable(ctx, t.store, cases); err != nil {

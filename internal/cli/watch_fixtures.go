@@ -223,7 +223,7 @@ func (t *fixturesWatch) round(ctx context.Context, p roundPlan) roundResult {
 	case p.failures:
 		req.Paths = t.failed()
 		if len(req.Paths) == 0 {
-			return roundResult{ok: true, summary: "nothing failed in the last rounds: nothing to re-run", bridge: bridgeState}
+			return roundResult{noop: true, summary: "nothing failed in the last rounds: nothing to re-run"}
 		}
 	default:
 		req.Paths = t.existing(p.files)

@@ -40,6 +40,7 @@ func (u *plainUI) done(r roundResult) {
 	fmt.Fprintf(u.w, "%s\n", roundLine(u.st, r))
 }
 
+func (u *plainUI) idle(msg string)       { u.note(msg) }
 func (u *plainUI) note(msg string)       { fmt.Fprintf(u.w, "%s %s\n", u.st.Yellow("note:"), msg) }
 func (u *plainUI) keys() <-chan watchKey { return u.k }
 func (u *plainUI) close()                {}
@@ -114,7 +115,8 @@ func (u *screenUI) done(r roundResult) {
 	u.p.Send(watchDone(r))
 }
 
-func (u *screenUI) note(msg string)       { u.p.Send(watchNote(msg)) }
+func (u *screenUI) note(msg string)       { u.p.Send(watchNote{msg: msg}) }
+func (u *screenUI) idle(msg string)       { u.p.Send(watchNote{msg: msg, idle: true}) }
 func (u *screenUI) keys() <-chan watchKey { return u.k }
 
 // close leaves the alternate screen and prints the last round's outcome
@@ -136,7 +138,11 @@ type (
 		at  time.Time
 	}
 	watchDone roundResult
-	watchNote string
+	// watchNote is a note for the screen; idle ends the running round.
+	watchNote struct {
+		msg  string
+		idle bool
+	}
 	watchTick time.Time
 )
 
@@ -179,12 +185,16 @@ func (m watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.now = time.Time(msg)
 		return m, watchTickCmd()
 	case watchStarted:
-		m.running = &msg
+		m.running, m.note = &msg, ""
+
 	case watchDone:
 		r := roundResult(msg)
 		m.running, m.last = nil, &r
 	case watchNote:
-		m.note = string(msg)
+		m.note = msg.msg
+		if msg.idle {
+			m.running = nil
+		}
 	}
 	return m, nil
 }
