@@ -43,6 +43,8 @@ type checkFixturesOptions struct {
 	shard          string
 	shardK, shardN int
 	shrinkTime     time.Duration
+	// watch re-runs on every change (watch_fixtures.go).
+	watch bool
 	// now gives the time a generated run's seed is made from.
 	now func() time.Time
 }
@@ -106,6 +108,9 @@ to it as NAME.canonical.json; later runs compare against it.`,
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
+			if opts.watch {
+				return runCheckFixturesWatch(c.Context(), opts)
+			}
 			return runCheckFixtures(c.Context(), opts)
 		},
 	}
@@ -127,6 +132,7 @@ to it as NAME.canonical.json; later runs compare against it.`,
 	f.StringVar(&opts.shard, "shard", "", "check only the K-th of N disjoint parts, e.g. 2/4: of the fixture files, or of --generate's messages (join the parts' JSON reports with merge-reports)")
 	f.DurationVar(&opts.shrinkTime, "shrink-time", fixtures.DefaultShrinkTime, "with --generate: the time allowed for shrinking the failures, all told")
 	f.IntVar(&opts.jobs, "jobs", 0, "messages checked at once (default: CPUs in canonical mode, 8 requests in flight over a bridge)")
+	f.BoolVarP(&opts.watch, "watch", "w", false, "watch the adapter's files and re-run on every change: a changed fixture file alone, everything (on a restarted bridge) after a code change")
 	return cmd
 }
 
@@ -172,7 +178,7 @@ func (o *checkFixturesOptions) validate() error {
 			return usageErr("the nine part types are: "+strings.Join(schemas.PartTypes, ", "), "--require-parts: unknown part type %q", p)
 		}
 	}
-	return nil
+	return o.validateWatch()
 }
 
 // checkBridge is the flag rule that waits for the bridge to be resolved

@@ -58,6 +58,9 @@ type conformOptions struct {
 	benchAppends int
 	benchReads   int
 
+	// watch re-runs on every change of the adapter (watch_conform.go).
+	watch bool
+
 	// sel and cases are what validate selected: the run's options and
 	// the cases the flags pick from the catalog.
 	sel   conform.Options
@@ -113,6 +116,9 @@ cases it left are reported as not run).`,
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
+			if opts.watch {
+				return runConformWatch(c.Context(), opts)
+			}
 			return runConform(c.Context(), opts)
 		},
 	}
@@ -135,6 +141,7 @@ cases it left are reported as not run).`,
 	f.BoolVar(&opts.bench, "bench", false, "measure the store instead: append and read throughput and p50/p99 latency with 1 and 8 writers")
 	f.IntVar(&opts.benchAppends, "bench-appends", 2000, "with --bench: appends per concurrency level")
 	f.IntVar(&opts.benchReads, "bench-reads", 400, "with --bench: reads (of 100 chunks) per concurrency level")
+	f.BoolVarP(&opts.watch, "watch", "w", false, "with --store bridge: watch the adapter's files, restart the bridge and re-run the cases on every change")
 	return cmd
 }
 
@@ -170,6 +177,9 @@ func (o *conformOptions) validate() error {
 			mode = "--bench"
 		}
 		return usageErr("leave --report out with "+mode+", or run the cases to get a report", "%s writes no report, so --report does not go with it", mode)
+	}
+	if err := o.validateWatch(); err != nil {
+		return err
 	}
 	switch {
 	case o.list:

@@ -31,7 +31,7 @@
 //	internal/conform/suites/*
 //	internal/conform
 //	internal/report
-//	internal/bridge internal/pgserver internal/config internal/termsetup blocks schemas templates
+//	internal/bridge internal/pgserver internal/config internal/termsetup internal/watch blocks schemas templates
 //	internal/filekind internal/merge
 //
 // cmd/bsadapter is main alone; internal/cli builds the commands on the
@@ -57,7 +57,7 @@
 //
 // Benchmarks and release checks, which nothing imports:
 //
-//	bench/blocks bench/bridge bench/conform bench/fixtures bench/lint bench/pgserver bench/report bench/shard bench/suites bench/world internal/release
+//	bench/blocks bench/bridge bench/conform bench/fixtures bench/lint bench/pgserver bench/report bench/shard bench/suites bench/watch bench/world internal/release
 //
 // Terminal libraries (bubbletea, bubbles, lipgloss, the charmbracelet and
 // golang.org/x terminal packages, isatty, termenv, ...) are imported by
