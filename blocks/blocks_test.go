@@ -180,6 +180,8 @@ func actions(rep blocks.Report) map[string]string {
 }
 
 func TestInstallFreshThenTwice(t *testing.T) {
+	// It checks the knowledge and memory modules too, which need pgvector.
+	needVector(t)
 	s, db := pgtest.EmptyDB(t)
 	conn := pgtest.Conn(t, s, db)
 	ctx := context.Background()
@@ -358,6 +360,8 @@ func TestInstallFailureRollsBackTheModule(t *testing.T) {
 // The SQL printed for migration tools installs the same thing as Install,
 // and running it twice is harmless.
 func TestSQLScriptMatchesInstall(t *testing.T) {
+	// It checks the knowledge and memory modules too, which need pgvector.
+	needVector(t)
 	s, viaInstall := pgtest.EmptyDB(t)
 	_, viaScript := pgtest.EmptyDB(t)
 	ctx := context.Background()

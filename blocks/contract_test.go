@@ -264,6 +264,8 @@ func TestWorkflowCancelRequestedTwiceKeepsTheFirstTime(t *testing.T) {
 // role's functions, table writes or TRUNCATE, which row-level security
 // does not stop.
 func TestRightsDespiteDefaultPrivileges(t *testing.T) {
+	// It checks the knowledge and memory modules too, which need pgvector.
+	needVector(t)
 	// With the base installed first, and on a Supabase database, where the
 	// registry's own helper is created after the default privileges.
 	for _, name := range []string{"base first", "supabase"} {

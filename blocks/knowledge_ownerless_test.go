@@ -65,6 +65,8 @@ func ownerlessSetup(t *testing.T, conn *pgx.Conn) {
 // who may read and create knowledge but not administer it can change it,
 // while a member holding ai.admin can.
 func TestKnowledgeOwnerlessDocumentStaysTheAdmins(t *testing.T) {
+	// It checks the knowledge and memory modules too, which need pgvector.
+	needVector(t)
 	s, db := pgtest.DB(t)
 	conn := pgtest.Conn(t, s, db)
 	ctx := context.Background()

@@ -13,6 +13,8 @@ import (
 // the tenant's memory but does not administer it can, while a member
 // holding ai.admin can.
 func TestMemoryOwnerlessFactStaysTheAdmins(t *testing.T) {
+	// It checks the knowledge and memory modules too, which need pgvector.
+	needVector(t)
 	s, db := pgtest.DB(t)
 	conn := pgtest.Conn(t, s, db)
 	ctx := context.Background()

@@ -72,6 +72,8 @@ func contractNotation(s string) string {
 }
 
 func TestFunctionSignaturesFromTheCatalog(t *testing.T) {
+	// It checks the knowledge and memory modules too, which need pgvector.
+	needVector(t)
 	s, db := pgtest.DB(t)
 	conn := pgtest.Conn(t, s, db)
 	rows, err := conn.Query(context.Background(), `
@@ -155,6 +157,8 @@ var mayExecute = map[string][]string{
 }
 
 func TestWhoMayExecuteWhat(t *testing.T) {
+	// It checks the knowledge and memory modules too, which need pgvector.
+	needVector(t)
 	s, db := pgtest.DB(t)
 	conn := pgtest.Conn(t, s, db)
 	checkExecuteRights(t, conn)

@@ -487,7 +487,8 @@ $$;
 
 do $grants$
 declare
-  f regprocedure;
+  -- The block's own functions, each by name: the signed-in users', the
+  -- server's, and the helpers no role calls directly.
   users text[] := array[
     'create_knowledge_document(uuid,text,text,uuid,uuid,text,jsonb,uuid)',
     'get_knowledge_document(uuid)', 'list_knowledge_documents(uuid,text,uuid,integer)',
@@ -496,14 +497,14 @@ declare
   server text[] := array[
     'pending_knowledge_chunks(uuid,integer)', 'set_knowledge_embeddings(uuid,jsonb,text)',
     'fail_knowledge_document(uuid,text)', 'pending_knowledge_documents(integer)', 'reembed_knowledge(uuid,text)'];
+  helpers text[] := array[
+    '_knowledge_may_change(better_supabase.knowledge_documents)', '_knowledge_queue_embed(uuid)', '_knowledge_items(jsonb)'];
   name text;
 begin
-  for f in
-    select p.oid::regprocedure from pg_catalog.pg_proc p
-    join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'better_supabase' and (p.proname like '%knowledge%')
-  loop
-    execute pg_catalog.format('revoke all on function %s from public, anon, authenticated, service_role', f);
+  -- Also from the API roles: default privileges may have granted them
+  -- every new function.
+  foreach name in array users || server || helpers loop
+    execute pg_catalog.format('revoke all on function better_supabase.%s from public, anon, authenticated, service_role', name);
   end loop;
   foreach name in array users loop
     execute pg_catalog.format('grant execute on function better_supabase.%s to authenticated, service_role', name);
@@ -573,18 +574,24 @@ $$;
 
 do $api$
 declare
-  f regprocedure;
+  -- The api functions, each by name, with the rights of the function it
+  -- calls: the signed-in users' and the server's.
+  users text[] := array[
+    'create_knowledge_document(uuid,text,text,uuid,uuid,text,jsonb,uuid)',
+    'get_knowledge_document(uuid)', 'list_knowledge_documents(uuid,text,uuid,integer)',
+    'delete_knowledge_document(uuid)', 'write_knowledge_chunks(uuid,jsonb,text)',
+    'knowledge_search(uuid,extensions.vector,text,jsonb,integer,jsonb)'];
+  server text[] := array[
+    'pending_knowledge_chunks(uuid,integer)', 'set_knowledge_embeddings(uuid,jsonb,text)',
+    'fail_knowledge_document(uuid,text)', 'pending_knowledge_documents(integer)', 'reembed_knowledge(uuid,text)'];
+  name text;
 begin
-  for f in
-    select p.oid::regprocedure from pg_catalog.pg_proc p
-    join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'api' and p.proname like '%knowledge%'
-  loop
-    execute pg_catalog.format('revoke all on function %s from public, anon, authenticated, service_role', f);
-    execute pg_catalog.format('grant execute on function %s to service_role', f);
-    if has_function_privilege('authenticated', pg_catalog.replace(f::text, 'api.', 'better_supabase.')::regprocedure, 'EXECUTE') then
-      execute pg_catalog.format('grant execute on function %s to authenticated', f);
-    end if;
+  foreach name in array users || server loop
+    execute pg_catalog.format('revoke all on function api.%s from public, anon, authenticated, service_role', name);
+    execute pg_catalog.format('grant execute on function api.%s to service_role', name);
+  end loop;
+  foreach name in array users loop
+    execute pg_catalog.format('grant execute on function api.%s to authenticated', name);
   end loop;
 end
 $api$;

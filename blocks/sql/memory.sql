@@ -734,7 +734,8 @@ $$;
 
 do $grants$
 declare
-  f regprocedure;
+  -- The block's own functions, each by name: the signed-in users', the
+  -- server's, and the helpers no role calls directly.
   users text[] := array[
     'memory_view(uuid,text,jsonb)', 'memory_create(uuid,text,text,jsonb,integer)',
     'memory_str_replace(uuid,text,text,text,jsonb)', 'memory_insert(uuid,text,integer,text,jsonb)',
@@ -747,16 +748,17 @@ declare
     'pending_memory_embeddings(integer)', 'set_ai_message_embedding(uuid,text,uuid,uuid,extensions.vector,text)',
     'memory_document_read(text,text)', 'memory_document_write(text,text,text,text,integer)',
     'purge_memory_documents(integer)'];
+  helpers text[] := array[
+    '_memory_namespace(uuid,jsonb,boolean)', '_memory_in(better_supabase.memories,better_supabase.memory_namespace)',
+    '_memory_check_path(text,boolean)', '_memory_under(text)', '_memory_doc(better_supabase.memories)',
+    '_memory_too_large(text)', '_memory_file(better_supabase.memory_namespace,text)',
+    '_memory_rewrite(better_supabase.memories,text)'];
   name text;
 begin
-  for f in
-    select p.oid::regprocedure from pg_catalog.pg_proc p
-    join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'better_supabase'
-      and (p.proname like '%memory%' or p.proname like '%memories%' or p.proname like '%ai\_message\_embedding%'
-           or p.proname = 'recall_ai_messages')
-  loop
-    execute pg_catalog.format('revoke all on function %s from public, anon, authenticated, service_role', f);
+  -- Also from the API roles: default privileges may have granted them
+  -- every new function.
+  foreach name in array users || server || helpers loop
+    execute pg_catalog.format('revoke all on function better_supabase.%s from public, anon, authenticated, service_role', name);
   end loop;
   foreach name in array users loop
     execute pg_catalog.format('grant execute on function better_supabase.%s to authenticated, service_role', name);
@@ -819,19 +821,28 @@ returns integer language sql security invoker set search_path = '' as $$ select 
 
 do $api$
 declare
-  f regprocedure;
+  -- The api functions, each by name, with the rights of the function it
+  -- calls: the signed-in users' and the server's.
+  users text[] := array[
+    'memory_view(uuid,text,jsonb)', 'memory_create(uuid,text,text,jsonb,integer)',
+    'memory_str_replace(uuid,text,text,text,jsonb)', 'memory_insert(uuid,text,integer,text,jsonb)',
+    'memory_delete(uuid,text,jsonb)', 'memory_rename(uuid,text,text,jsonb)', 'memory_list(uuid,jsonb,text,integer)',
+    'memory_save(uuid,text,jsonb,extensions.vector,text,text)',
+    'memory_search(uuid,extensions.vector,text,jsonb,integer)', 'memory_forget(uuid,uuid)',
+    'recall_ai_messages(uuid,extensions.vector,integer,uuid,uuid)'];
+  server text[] := array[
+    'set_memory_embedding(uuid,extensions.vector,text,text)', 'set_memory_embeddings(jsonb,text)',
+    'pending_memory_embeddings(integer)', 'set_ai_message_embedding(uuid,text,uuid,uuid,extensions.vector,text)',
+    'memory_document_read(text,text)', 'memory_document_write(text,text,text,text,integer)',
+    'purge_memory_documents(integer)'];
+  name text;
 begin
-  for f in
-    select p.oid::regprocedure from pg_catalog.pg_proc p
-    join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'api'
-      and (p.proname like '%memory%' or p.proname like '%ai\_message\_embedding%' or p.proname = 'recall_ai_messages')
-  loop
-    execute pg_catalog.format('revoke all on function %s from public, anon, authenticated, service_role', f);
-    execute pg_catalog.format('grant execute on function %s to service_role', f);
-    if has_function_privilege('authenticated', pg_catalog.replace(f::text, 'api.', 'better_supabase.')::regprocedure, 'EXECUTE') then
-      execute pg_catalog.format('grant execute on function %s to authenticated', f);
-    end if;
+  foreach name in array users || server loop
+    execute pg_catalog.format('revoke all on function api.%s from public, anon, authenticated, service_role', name);
+    execute pg_catalog.format('grant execute on function api.%s to service_role', name);
+  end loop;
+  foreach name in array users loop
+    execute pg_catalog.format('grant execute on function api.%s to authenticated', name);
   end loop;
 end
 $api$;

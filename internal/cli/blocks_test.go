@@ -24,6 +24,8 @@ func runBlocks(t *testing.T, env map[string]string, args ...string) (int, string
 // blocks install against a real server: fresh, again, as JSON, and a
 // module that fails.
 func TestBlocksInstallCommand(t *testing.T) {
+	// It installs the knowledge and memory modules too, which need pgvector.
+	pgtest.NeedVector(t)
 	s, db := pgtest.EmptyDB(t)
 	dsn := s.ConnString(db)
 

@@ -50,7 +50,7 @@ func TestAddingASuiteIsOneLine(t *testing.T) {
 	if code, out, errOut := runMain(t, "conform", "--list"); code != 0 || !strings.Contains(out, "throwaway/holds") {
 		t.Errorf("conform --list: exit %d, the throwaway case not listed:\n%s%s", code, out, errOut)
 	}
-	if code, out, _ := runMain(t, "conform", "--help"); code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "ai-task-runner, throwaway. By default") || !strings.Contains(out, "graph-compiler, builder, builder-records, world, embedder, ai-task-runner, throwaway (default") {
+	if code, out, _ := runMain(t, "conform", "--help"); code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "ai-cache, knowledge, memory, throwaway. By default") || !strings.Contains(out, "graph-compiler, builder, builder-records, world, embedder, ai-task-runner, ai-cache, knowledge, memory, throwaway (default") {
 		t.Errorf("conform --help does not name the throwaway suite (exit %d):\n%s", code, out)
 	}
 	var cat bytes.Buffer

@@ -46,7 +46,7 @@ func TestCatalog(t *testing.T) {
 // The table is well formed: unique IDs of the form suite/slug, a one-line
 // rule, a known suite.
 func TestCaseTable(t *testing.T) {
-	idRE := regexp.MustCompile(`^(streams|registry|chat|chat-state|credentials|engine|graph-compiler|builder|builder-records|world|embedder|ai-task-runner)/[a-z0-9]+(-[a-z0-9]+)*$`)
+	idRE := regexp.MustCompile(`^(streams|registry|chat|chat-state|credentials|engine|graph-compiler|builder|builder-records|world|embedder|ai-task-runner|ai-cache|knowledge|memory)/[a-z0-9]+(-[a-z0-9]+)*$`)
 	seen := map[string]bool{}
 	for _, c := range suites.Cases() {
 		if !idRE.MatchString(c.ID) || !strings.HasPrefix(c.ID, c.Suite+"/") {

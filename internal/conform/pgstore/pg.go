@@ -17,10 +17,13 @@ import (
 
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aicache"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/knowledge"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/memory"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
@@ -70,6 +73,9 @@ var suiteFunctions = map[string]string{
 	chatstate.Suite.Name:      "better_supabase.chat_state_acquire_lock",
 	credentials.Suite.Name:    "better_supabase.credential_get",
 	builderrecords.Suite.Name: "better_supabase.publish_workflow_version",
+	aicache.Suite.Name:        "better_supabase.ai_cache_get",
+	knowledge.Suite.Name:      "better_supabase.knowledge_search",
+	memory.Suite.Name:         "better_supabase.memory_view",
 }
 
 // New prepares srv for the suites: it installs the embedded blocks into
@@ -106,7 +112,8 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		}
 	}
 	// A suite whose module was left out (the server lacks an extension it
-	// needs) says so, with the way to get it.
+	// needs) is left out of the run with it, saying why and how to get
+	// it: the reason of the module that lacked the extension.
 	var leftOut []blocks.ModuleResult
 	if err := st.shared.admin(ctx, func(c *pgx.Conn) error {
 		var err error
@@ -116,15 +123,31 @@ func NewOf(ctx context.Context, srv *pgserver.Server, set *blocks.Set) (conform.
 		st.Close()
 		return nil, err
 	}
+	// root is, per module left out, the module whose own reason it was
+	// left out for, and that reason.
+	type cause struct{ module, reason string }
+	root := map[string]cause{}
 	for _, lo := range leftOut {
 		st.leftOut = append(st.leftOut, conform.ModuleLeftOut{Module: lo.Name, Reason: lo.Reason})
 		mods, err := set.Resolve(lo.Name)
 		if err != nil {
 			continue
 		}
+		m := mods[len(mods)-1]
+		root[lo.Name] = cause{lo.Name, lo.Reason}
+		for _, r := range m.Requires {
+			if c, ok := root[r]; ok {
+				root[lo.Name] = c
+				break
+			}
+		}
+		reason := fmt.Sprintf("module %s was left out: %s", lo.Name, lo.Reason)
+		if c := root[lo.Name]; c.module != lo.Name {
+			reason = fmt.Sprintf("module %s was left out, as module %s was: %s", lo.Name, c.module, c.reason)
+		}
 		for suite, fn := range suiteFunctions {
-			if st.missing[suite] != nil && slices.Contains(mods[len(mods)-1].Functions, fn) {
-				st.missing[suite] = fmt.Errorf("module %s was left out: %s", lo.Name, lo.Reason)
+			if st.missing[suite] != nil && slices.Contains(m.Functions, fn) {
+				st.missing[suite] = conform.NotImplemented("%s", reason)
 			}
 		}
 	}

@@ -4,11 +4,18 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
+	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aicache"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/knowledge"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/memory"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 )
 
@@ -49,5 +56,59 @@ func TestSuiteOfALeftOutModuleSaysWhy(t *testing.T) {
 	left := p.ModulesLeftOut()
 	if len(left) != 1 || left[0].Module != "chat-sdk-state" || !strings.Contains(left[0].Reason, "bsadapter_no_such_extension") {
 		t.Errorf("ModulesLeftOut() = %+v, want chat-sdk-state with its reason", left)
+	}
+}
+
+// On a server without pgvector, the knowledge and memory suites are left
+// out of a run with their modules, saying why and how to get it, while
+// ai-cache, which needs no extension, runs: nothing of them fails and
+// nothing is skipped unsaid.
+func TestVectorSuitesLeftOutWithoutPgvector(t *testing.T) {
+	mods, err := blocks.Embedded().Resolve("ai-cache", "knowledge", "memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const header = "-- needs-extension: vector >= 0.8\n"
+	for _, m := range mods {
+		sql := m.SQL
+		if m.Name == blocks.VectorSearchModule {
+			if !strings.Contains(sql, header) {
+				t.Fatalf("%s no longer says %q; update this test", m.File, header)
+			}
+			sql = strings.Replace(sql, header, "-- needs-extension: bsadapter_no_such_extension\n", 1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, m.Name+".sql"), []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := blocks.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := NewOf(ctx, pgtest.Server(t), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{aicache.Suite.Name, knowledge.Suite.Name, memory.Suite.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, left := conform.Implemented(st, cases)
+	var names []string
+	for _, l := range left {
+		names = append(names, l.Suite)
+		if want := "module " + l.Suite + " was left out, as module vector-search was: the server lacks extension bsadapter_no_such_extension"; !strings.HasPrefix(l.Reason, want) {
+			t.Errorf("%s left out for %q, want it to say %q", l.Suite, l.Reason, want)
+		}
+	}
+	if !slices.Equal(names, []string{knowledge.Suite.Name, memory.Suite.Name}) {
+		t.Errorf("left out %v, want knowledge and memory", names)
+	}
+	rep := conform.Run(ctx, st, kept, conform.Options{Parallel: 4})
+	if rep.Count(conform.Pass) != len(kept) || len(kept) == 0 {
+		t.Errorf("%d of the %d ai-cache cases passed:\n%s", rep.Count(conform.Pass), len(kept), conformtest.Failures(rep))
 	}
 }

@@ -35,7 +35,16 @@ import (
 // form, drafts saved into the published version, a rotation that keeps
 // the old token, disabled triggers whose tokens resolve, node attempts
 // overwritten, an end kept when a node runs again, and alerts that fire
-// every time.
+// every time; and in the ai-cache, knowledge and memory modules, a read
+// that counts no hit or returns an expired entry, an uncapped TTL, a
+// delete that ignores the model, a cache granted to users, a search that
+// ignores a scope's id, documents shown to everyone, the text ranking
+// dropped from the fusion, owner-less documents changed by anyone,
+// organization knowledge added without ai.admin, a create that ignores
+// the expected version, a str_replace of ambiguous text, an insert that
+// drops a line, a rename over a taken path, users' namespaces shared,
+// superseded facts brought back, and organization facts forgotten by
+// anyone.
 func TestPGMutantsCaught(t *testing.T) {
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -137,6 +146,58 @@ func TestPGMutantsCaught(t *testing.T) {
 			patch: map[string]string{"      and not exists (select from better_supabase.workflow_alert_fires f where f.alert_id = a.id and f.run_id = r.id)\n": "",
 				"on conflict do nothing": "on conflict (alert_id, run_id) do update set fired_at = pg_catalog.clock_timestamp()"},
 			want: []string{"builder-records/alerts-fire-once"}},
+		{name: "ai-cache-hits-not-counted", fn: "better_supabase.ai_cache_get",
+			patch: map[string]string{"set hits = c.hits + 1": "set hits = c.hits"},
+			want:  []string{"ai-cache/hit-counted"}},
+		{name: "ai-cache-expired-read", fn: "better_supabase.ai_cache_get",
+			patch: map[string]string{" and c.expires_at > now()": ""},
+			want:  []string{"ai-cache/expired-reads-absent"}},
+		{name: "ai-cache-ttl-uncapped", fn: "better_supabase.ai_cache_set",
+			patch: map[string]string{"least(ai_cache_set.ttl, 604800)": "ai_cache_set.ttl"},
+			want:  []string{"ai-cache/ttl-bounds"}},
+		{name: "ai-cache-delete-ignores-model", fn: "better_supabase.ai_cache_delete",
+			patch: map[string]string{"and (ai_cache_delete.model is null or c.model = ai_cache_delete.model)": ""},
+			want:  []string{"ai-cache/delete-by-criteria"}},
+		{name: "ai-cache-granted-to-users", sql: `grant execute on function better_supabase.ai_cache_get(text),
+			better_supabase.ai_cache_set(text, jsonb, integer, uuid, text, text) to anon, authenticated;
+			grant select, insert, update on better_supabase.ai_cache_entries to anon, authenticated;
+			create policy conform_leak on better_supabase.ai_cache_entries for all to anon, authenticated using (true) with check (true);`,
+			want: []string{"ai-cache/service-role-only"}},
+		{name: "knowledge-search-ignores-scope-id", fn: "better_supabase.knowledge_search",
+			patch: map[string]string{"and (s.item ->> 'id' is null or (s.item ->> 'id')::uuid = d.scope_id)))": "))"},
+			want:  []string{"knowledge/search-scopes-and-filter"}},
+		{name: "knowledge-documents-to-everyone", sql: `create policy conform_leak on better_supabase.knowledge_documents for select to authenticated using (true);`,
+			want: []string{"knowledge/search-what-the-caller-reads"}},
+		{name: "knowledge-text-ranking-dropped", fn: "better_supabase.knowledge_search",
+			patch: map[string]string{"coalesce(1.0 / (60 + t.place), 0)": "0"},
+			want:  []string{"knowledge/search-fuses-rankings"}},
+		{name: "knowledge-ownerless-to-anyone", fn: "better_supabase._knowledge_may_change",
+			patch: map[string]string{"coalesce(d.owner_id = (select auth.uid()), false)": "coalesce(d.owner_id = (select auth.uid()), true)"},
+			want:  []string{"knowledge/ownerless-changed-by-admins-only"}},
+		{name: "knowledge-organization-without-admin", fn: "better_supabase.create_knowledge_document",
+			patch: map[string]string{"if create_knowledge_document.scope in ('organization', 'agent') and not (service or admin) then": "if false then"},
+			want:  []string{"knowledge/adding-takes-permission"}},
+		{name: "memory-create-ignores-version", fn: "better_supabase.memory_create",
+			patch: map[string]string{"if memory_create.expected_version is not null and memory_create.expected_version <> m.version then": "if false then"},
+			want:  []string{"memory/create-checks-version"}},
+		{name: "memory-replace-ambiguous", fn: "better_supabase.memory_str_replace",
+			patch: map[string]string{"elsif times > 1 then": "elsif false then"},
+			want:  []string{"memory/str-replace-exactly-once"}},
+		{name: "memory-insert-drops-a-line", fn: "better_supabase.memory_insert",
+			patch: map[string]string{"lines[memory_insert.insert_line + 1:]": "lines[memory_insert.insert_line + 2:]"},
+			want:  []string{"memory/insert-at-line"}},
+		{name: "memory-rename-over-taken-path", fn: "better_supabase.memory_rename",
+			patch: map[string]string{"if exists (select from better_supabase.memories x": "if false and exists (select from better_supabase.memories x"},
+			want:  []string{"memory/rename-and-delete"}},
+		{name: "memory-namespaces-shared", fn: "better_supabase._memory_in",
+			patch: map[string]string{"and m.owner_id is not distinct from n.owner_id": ""},
+			want:  []string{"memory/namespaces-apart"}},
+		{name: "memory-forget-resurrects", sql: `alter table better_supabase.memories drop constraint memories_superseded_by_fkey,
+			add constraint memories_superseded_by_fkey foreign key (superseded_by) references better_supabase.memories (id) on delete set null;`,
+			want: []string{"memory/superseded-facts-stay-forgotten"}},
+		{name: "memory-ownerless-forgotten-by-anyone", fn: "better_supabase.memory_forget",
+			patch: map[string]string{"coalesce(m.owner_id = (select auth.uid()), false)": "coalesce(m.owner_id = (select auth.uid()), true)"},
+			want:  []string{"memory/organization-facts-forgotten-by-admins-only"}},
 		{"overwrite", "", map[string]string{
 			"if v_new > v_next then":                                                      "if true then",
 			"stream_append.stream_id, v_next + u.o - 1, u.t":                              "stream_append.stream_id, stream_append.from_idx + u.o - 1, u.t",
@@ -166,6 +227,10 @@ func TestPGMutantsCaught(t *testing.T) {
 			nil, []string{"registry/cancel-request-keeps-status"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.name, "knowledge-") || strings.HasPrefix(tc.name, "memory-") {
+				// Their modules need pgvector.
+				pgtest.NeedVector(t)
+			}
 			st, err := New(t.Context(), srv)
 			if err != nil {
 				t.Fatal(err)

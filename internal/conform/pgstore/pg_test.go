@@ -12,10 +12,13 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/conformtest"
 	"github.com/bsadapter/bsadapter/internal/conform/pgstore"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aicache"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chat"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/chatstate"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/credentials"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/knowledge"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/memory"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
@@ -26,7 +29,12 @@ import (
 // The embedded blocks in a real PostgreSQL pass every case of every
 // suite, called with a real caller's rights.
 // pgSuites are the suites whose contract the embedded blocks implement.
-var pgSuites = []string{streams.Suite.Name, registry.Suite.Name, chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, builderrecords.Suite.Name}
+var pgSuites = []string{streams.Suite.Name, registry.Suite.Name, chat.Suite.Name, chatstate.Suite.Name, credentials.Suite.Name, builderrecords.Suite.Name,
+	aicache.Suite.Name, knowledge.Suite.Name, memory.Suite.Name}
+
+// vectorSuites are the suites whose modules need pgvector: a server
+// without it leaves them out.
+var vectorSuites = []string{knowledge.Suite.Name, memory.Suite.Name}
 
 func TestPGStore(t *testing.T) {
 	srv := pgtest.Server(t)
@@ -41,12 +49,21 @@ func TestPGStore(t *testing.T) {
 	})
 	// pg runs exactly the suites whose interface a SQL module implements,
 	// and points to the bridge for the others.
-	var modules []string
+	// knowledge and memory are left out, saying how to get pgvector, on a
+	// server without it.
+	vector := pgtest.HasVector(t)
+	var modules, run []string
 	for _, s := range suites.All {
 		err := s.Open(t.Context(), st)
 		switch {
+		case s.Module != "" && !vector && slices.Contains(vectorSuites, s.Name):
+			modules = append(modules, s.Name)
+			if !conform.IsNotImplemented(err) || !strings.Contains(err.Error(), "pgvector") {
+				t.Errorf("opening %s on a server without pgvector: %v, want it left out with the way to get pgvector", s.Name, err)
+			}
 		case s.Module != "":
 			modules = append(modules, s.Name)
+			run = append(run, s.Name)
 			if err != nil {
 				t.Errorf("the pg store must run every suite with a SQL module, but %s (module %s): %v", s.Name, s.Module, err)
 			}
@@ -57,7 +74,10 @@ func TestPGStore(t *testing.T) {
 	if !slices.Equal(modules, pgSuites) {
 		t.Errorf("the suites with a SQL module are %v, want %v", modules, pgSuites)
 	}
-	conformtest.Run(t, st, pgSuites...)
+	conformtest.Run(t, st, run...)
+	if !vector {
+		pgtest.NeedVector(t)
+	}
 }
 
 // Every chat-state case runs on pg, none skipped: the TTL cases move the

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/bsadapter/bsadapter/internal/conform"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/aicache"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/aitaskrunner"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/builderrecords"
@@ -18,6 +19,8 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/embedder"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/engine"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/graphcompiler"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/knowledge"
+	"github.com/bsadapter/bsadapter/internal/conform/suites/memory"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/world"
@@ -37,6 +40,9 @@ var All = []*conform.Suite{
 	world.Suite,
 	embedder.Suite,
 	aitaskrunner.Suite,
+	aicache.Suite,
+	knowledge.Suite,
+	memory.Suite,
 }
 
 // Names returns the suites' names, in run order.

@@ -155,3 +155,31 @@ func Conn(t testing.TB, s *pgserver.Server, db string) *pgx.Conn {
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
 }
+
+// HasVector says whether the test server offers pgvector 0.8 or newer,
+// which the knowledge and memory blocks need.
+func HasVector(t testing.TB) bool {
+	t.Helper()
+	s := Server(t)
+	conn, err := s.Connect(context.Background(), "postgres")
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	defer conn.Close(context.Background())
+	var recent bool
+	err = conn.QueryRow(context.Background(), `select coalesce(bool_or(pg_catalog.string_to_array(pg_catalog.substring(default_version, '^[0-9.]*[0-9]'), '.')::int[] >= '{0,8}'), false)
+		from pg_catalog.pg_available_extensions where name = 'vector'`).Scan(&recent)
+	if err != nil {
+		t.Fatalf("pgtest: look for pgvector: %v", err)
+	}
+	return recent
+}
+
+// NeedVector skips the test, or fails it under CI=true, when the test
+// server has no pgvector 0.8 or newer.
+func NeedVector(t testing.TB) {
+	t.Helper()
+	if !HasVector(t) {
+		testenv.Missing(t, "the test server has no pgvector 0.8 or newer, which the knowledge and memory blocks need: as root, scripts/test builds it from Debian's source package (scripts/pgvector.sh), or set BSADAPTER_TEST_DSN to a server with it")
+	}
+}
