@@ -298,7 +298,16 @@ func (opts *newOptions) writeErr(plan *scaffold.Plan, err error) error {
 }
 
 func presetHasSDK(o *scaffold.Options) bool {
-	return o.Preset == "langchain" || (o.Preset == "" && o.Name == "langchain")
+	return len(presetSDKs(o.Preset, o.Name)) > 0
+}
+
+// presetSDKs are the SDK packages of the preset --preset names, or of the
+// preset named NAME when --preset is not given.
+func presetSDKs(preset, name string) []string {
+	if preset == "" && slices.Contains(templates.Presets, name) {
+		preset = name
+	}
+	return scaffold.PresetSDKs[preset]
 }
 
 func splitList(s string) []string {
@@ -335,10 +344,7 @@ func askMissing(app *App, changed func(string) bool, o *scaffold.Options, opts *
 			Key: "sdk", Label: "SDK npm package(s)", Flag: "--sdk",
 			Help: "comma-separated; an optional peer dependency",
 			Default: func(a map[string]string) string {
-				if opts.preset == "langchain" || (opts.preset == "" && a["name"] == "langchain") {
-					return "@langchain/core"
-				}
-				return ""
+				return strings.Join(presetSDKs(opts.preset, a["name"]), ",")
 			},
 			Validate: func(v string, _ map[string]string) error {
 				list := splitList(v)

@@ -104,7 +104,9 @@ var Reserved = []string{
 // PresetSDKs are the npm packages each converter preset is written
 // against: the SDK peers an adapter gets when --sdk is not given.
 var PresetSDKs = map[string][]string{
-	"langchain": {"@langchain/core"},
+	"langchain":   {"@langchain/core"},
+	"openai-chat": {"openai"},
+	"anthropic":   {"@anthropic-ai/sdk"},
 }
 
 // Options are everything "bsadapter new" needs to render an adapter.

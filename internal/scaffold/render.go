@@ -74,11 +74,48 @@ type data struct {
 	// own folder; FixturesFromTest the fixtures folder from the tests.
 	SrcImport, FixturesFromTest string
 	UnknownPartJS               string
+	// History: the preset's converters export fromSdkHistory and
+	// toSdkHistory, which the bridge's history methods call.
+	History bool
+	// DevDependencies are SDK packages at pinned versions for the type check.
+	DevDependencies []Dependency
+}
+
+// Dependency is an npm package and its version.
+type Dependency struct{ Name, Version string }
+
+func devDependencies(preset string) []Dependency {
+	var out []Dependency
+	for _, spec := range presetDevDependencies[preset] {
+		i := strings.LastIndex(spec, "@")
+		out = append(out, Dependency{Name: spec[:i], Version: spec[i+1:]})
+	}
+	return out
+}
+
+// historyPresets are the presets whose converters convert a conversation
+// as a whole (the SDK keeps a tool result apart from its call).
+var historyPresets = map[string]bool{
+	"openai-chat":      true,
+	"openai-responses": true,
+	"anthropic":        true,
+}
+
+// presetDevDependencies are the SDK packages, at the versions the preset's
+// converters are typed against, that its adapter installs for its type
+// check (the SDK itself stays an optional peer).
+var presetDevDependencies = map[string][]string{
+	"openai-chat":      {"openai@7.60.0"},
+	"openai-responses": {"openai@7.60.0"},
+	"anthropic":        {"@anthropic-ai/sdk@1.17.0"},
 }
 
 var unknownPart = map[string]string{
-	"langchain": `(native["kwargs"] as Record<string, unknown>)["content"] = [{ type: "hologram", data: 1 }];`,
-	"generic":   `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"langchain":        `(native["kwargs"] as Record<string, unknown>)["content"] = [{ type: "hologram", data: 1 }];`,
+	"generic":          `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"openai-chat":      `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"openai-responses": `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"anthropic":        `native["content"] = [{ type: "hologram", data: 1 }];`,
 }
 
 func rel(from, to string) string {
@@ -113,6 +150,8 @@ func Render(o *Options) (*Plan, error) {
 		Import:           o.PackageName,
 		FixturesFromTest: rel(l.test, l.fixtures),
 		UnknownPartJS:    unknownPart[o.Preset],
+		History:          historyPresets[o.Preset],
+		DevDependencies:  devDependencies(o.Preset),
 	}
 	if d.Subpath {
 		d.Import = "better-supabase/" + o.Name
