@@ -25,7 +25,7 @@ const (
 )
 
 // Presets lists the converter presets, each a folder under presets/.
-var Presets = []string{"generic", "langchain", "openai-chat", "anthropic"}
+var Presets = []string{"generic", "langchain", "openai-chat", "openai-responses", "anthropic"}
 
 // Files returns the paths of all template files in lexical order.
 func Files() ([]string, error) {

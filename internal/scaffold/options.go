@@ -104,9 +104,10 @@ var Reserved = []string{
 // PresetSDKs are the npm packages each converter preset is written
 // against: the SDK peers an adapter gets when --sdk is not given.
 var PresetSDKs = map[string][]string{
-	"langchain":   {"@langchain/core"},
-	"openai-chat": {"openai"},
-	"anthropic":   {"@anthropic-ai/sdk"},
+	"langchain":        {"@langchain/core"},
+	"openai-chat":      {"openai"},
+	"openai-responses": {"openai"},
+	"anthropic":        {"@anthropic-ai/sdk"},
 }
 
 // Options are everything "bsadapter new" needs to render an adapter.
