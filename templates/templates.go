@@ -25,11 +25,7 @@ const (
 )
 
 // Presets lists the converter presets, each a folder under presets/.
-var Presets = []string{"generic", "langchain",
-	"ai-sdk",
-	"ai-sdk-model",
-	"chat-sdk",
-}
+var Presets = []string{"generic", "langchain", "ai-sdk", "ai-sdk-model", "chat-sdk", "openai-chat", "openai-responses", "anthropic"}
 
 // Files returns the paths of all template files in lexical order.
 func Files() ([]string, error) {

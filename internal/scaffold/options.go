@@ -104,10 +104,13 @@ var Reserved = []string{
 // PresetSDKs are the npm packages each converter preset is written
 // against: the SDK peers an adapter gets when --sdk is not given.
 var PresetSDKs = map[string][]string{
-	"langchain":    {"@langchain/core"},
-	"ai-sdk":       {"ai"},
-	"ai-sdk-model": {"ai"},
-	"chat-sdk":     {"chat"},
+	"langchain":        {"@langchain/core"},
+	"ai-sdk":           {"ai"},
+	"ai-sdk-model":     {"ai"},
+	"chat-sdk":         {"chat"},
+	"openai-chat":      {"openai"},
+	"openai-responses": {"openai"},
+	"anthropic":        {"@anthropic-ai/sdk"},
 }
 
 // Options are everything "bsadapter new" needs to render an adapter.

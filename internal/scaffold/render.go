@@ -77,14 +77,28 @@ type data struct {
 	UnknownPartJS               string
 	// SDKDevDeps are the preset's SDK packages its types come from.
 	SDKDevDeps []Dep
+	// History: the preset's converters export fromSdkHistory and
+	// toSdkHistory, which the bridge's history methods call.
+	History bool
+}
+
+// historyPresets are the presets whose converters convert a conversation
+// as a whole (the SDK keeps a tool result apart from its call).
+var historyPresets = map[string]bool{
+	"openai-chat":      true,
+	"openai-responses": true,
+	"anthropic":        true,
 }
 
 var unknownPart = map[string]string{
-	"langchain":    `(native["kwargs"] as Record<string, unknown>)["content"] = [{ type: "hologram", data: 1 }];`,
-	"generic":      `native["content"] = [{ type: "hologram", data: 1 }];`,
-	"ai-sdk":       `native["parts"] = [{ type: "hologram", data: 1 }];`,
-	"ai-sdk-model": `native["content"] = [{ type: "hologram", data: 1 }];`,
-	"chat-sdk":     `native["attachments"] = [{ type: "hologram", url: "https://example.com/x" }];`,
+	"langchain":        `(native["kwargs"] as Record<string, unknown>)["content"] = [{ type: "hologram", data: 1 }];`,
+	"generic":          `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"ai-sdk":           `native["parts"] = [{ type: "hologram", data: 1 }];`,
+	"ai-sdk-model":     `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"chat-sdk":         `native["attachments"] = [{ type: "hologram", url: "https://example.com/x" }];`,
+	"openai-chat":      `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"openai-responses": `native["content"] = [{ type: "hologram", data: 1 }];`,
+	"anthropic":        `native["content"] = [{ type: "hologram", data: 1 }];`,
 }
 
 func rel(from, to string) string {
@@ -171,6 +185,7 @@ func newData(o *Options) data {
 		FixturesFromTest: rel(l.test, l.fixtures),
 		UnknownPartJS:    unknownPart[o.Preset],
 		SDKDevDeps:       presetDevDeps(o.Preset),
+		History:          historyPresets[o.Preset],
 	}
 	if d.Subpath {
 		d.Import = "better-supabase/" + o.Name

@@ -8,9 +8,12 @@ import "sort"
 // types; the peer dependency stays "*" (contracts rule 3: the app brings
 // the SDK). A preset that is not listed types its messages structurally.
 var PresetSDKVersions = map[string]map[string]string{
-	"ai-sdk":       {"ai": "^5.0.0"},
-	"ai-sdk-model": {"ai": "^5.0.0"},
-	"chat-sdk":     {"chat": "^4.41.1"},
+	"ai-sdk":           {"ai": "^5.0.0"},
+	"ai-sdk-model":     {"ai": "^5.0.0"},
+	"chat-sdk":         {"chat": "^4.41.1"},
+	"openai-chat":      {"openai": "7.60.0"},
+	"openai-responses": {"openai": "7.60.0"},
+	"anthropic":        {"@anthropic-ai/sdk": "1.17.0"},
 }
 
 // Dep is one package and its version range in package.json.
