@@ -55,9 +55,6 @@ type pgStore struct {
 	// timeCols caches, per table, its timestamp columns: every clone has
 	// the template's tables.
 	timeCols sync.Map
-	// drops are the drops of case databases still going on: a case's
-	// database is dropped after the case, off its time.
-	drops sync.WaitGroup
 }
 
 // ModulesLeftOut lists the modules the server could not install, with
@@ -175,7 +172,6 @@ func (p *pgStore) Close() error {
 	if p.shared == nil {
 		return nil
 	}
-	p.drops.Wait()
 	p.shared.close()
 	return p.srv.DropDatabase(context.Background(), p.shared.name)
 }
@@ -209,11 +205,7 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 	}
 	t.Cleanup(func() {
 		db.close()
-		p.drops.Add(1)
-		go func() {
-			defer p.drops.Done()
-			_ = p.srv.DropDatabase(context.Background(), db.name)
-		}()
+		_ = p.srv.DropDatabase(context.Background(), db.name)
 	})
 	return db, nil
 }
