@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bsadapter/bsadapter/internal/watch"
@@ -256,6 +257,33 @@ func changedText(t watchTarget, paths []string) string {
 		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
 	}
 	return strings.Join(names, ", ")
+}
+
+// retirer stops what a round no longer uses (an old bridge) in the
+// background: its shutdown, up to a few seconds' grace, need not delay
+// the next bridge's start. wait returns when every one is gone.
+type retirer struct{ wg sync.WaitGroup }
+
+func (r *retirer) retire(close func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		close()
+	}()
+}
+
+func (r *retirer) wait() { r.wg.Wait() }
+
+// failedRound is a round that could not check anything: its first line
+// as the summary, the whole error as Main would print it.
+func failedRound(st Style, bridgeState string, err error) roundResult {
+	msg := err.Error()
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err != nil {
+		msg = ee.Err.Error()
+	}
+	first, _, _ := strings.Cut(msg, "\n")
+	return roundResult{summary: first, bridge: bridgeState, text: errorText(st, err)}
 }
 
 // errorText is an error as Main would print it, for a failed round.

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/config"
@@ -42,7 +41,7 @@ type conformWatch struct {
 	cfgPath string
 
 	store    *bridgestore.Store
-	stopping sync.WaitGroup
+	stopping retirer
 	// pendingRestart: an earlier round could not start the bridge.
 	pendingRestart bool
 	// failing are the cases that failed in the last round that ran them
@@ -91,28 +90,18 @@ func (t *conformWatch) kind(p string) changeKind {
 func (t *conformWatch) retire() {
 	if st := t.store; st != nil {
 		t.store = nil
-		t.stopping.Add(1)
-		go func() {
-			defer t.stopping.Done()
-			st.Close()
-		}()
+		t.stopping.retire(func() { st.Close() })
 	}
 }
 
 func (t *conformWatch) close() {
 	t.retire()
-	t.stopping.Wait()
+	t.stopping.wait()
 }
 
 func (t *conformWatch) fail(p roundPlan, state string, err error) roundResult {
 	t.pendingRestart = t.pendingRestart || p.restart
-	msg := err.Error()
-	var ee *ExitError
-	if errors.As(err, &ee) && ee.Err != nil {
-		msg = ee.Err.Error()
-	}
-	first, _, _ := strings.Cut(msg, "\n")
-	return roundResult{summary: first, bridge: state, text: errorText(t.o.app.Style, err)}
+	return failedRound(t.o.app.Style, state, err)
 }
 
 func (t *conformWatch) round(ctx context.Context, p roundPlan) roundResult {

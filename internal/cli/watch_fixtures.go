@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/bsadapter/bsadapter/internal/bridge"
 	"github.com/bsadapter/bsadapter/internal/config"
@@ -46,7 +45,7 @@ type fixturesWatch struct {
 
 	client *bridge.Client
 	// stopping counts the bridges being stopped in the background.
-	stopping sync.WaitGroup
+	stopping retirer
 	// pendingRestart and pendingAll are what an earlier round was asked
 	// for and could not do (the bridge did not start, bsadapter.json was
 	// broken): the next round does them.
@@ -151,36 +150,25 @@ func (t *fixturesWatch) kind(p string) changeKind {
 	return changeCode
 }
 
-// retire stops the bridge in the background: its shutdown (up to a few
-// seconds' grace) need not delay the next bridge's start.
+// retire stops the bridge in the background.
 func (t *fixturesWatch) retire() {
 	if c := t.client; c != nil {
 		t.client = nil
-		t.stopping.Add(1)
-		go func() {
-			defer t.stopping.Done()
-			c.Close()
-		}()
+		t.stopping.retire(func() { c.Close() })
 	}
 }
 
 // close stops the bridge and waits until every bridge is gone.
 func (t *fixturesWatch) close() {
 	t.retire()
-	t.stopping.Wait()
+	t.stopping.wait()
 }
 
 // fail ends a round that could not check anything.
 func (t *fixturesWatch) fail(p roundPlan, bridgeState string, err error) roundResult {
 	t.pendingRestart = t.pendingRestart || p.restart
 	t.pendingAll = t.pendingAll || p.all
-	msg := err.Error()
-	var ee *ExitError
-	if errors.As(err, &ee) && ee.Err != nil {
-		msg = ee.Err.Error()
-	}
-	first, _, _ := strings.Cut(msg, "\n")
-	return roundResult{summary: first, bridge: bridgeState, text: errorText(t.o.app.Style, err)}
+	return failedRound(t.o.app.Style, bridgeState, err)
 }
 
 func (t *fixturesWatch) round(ctx context.Context, p roundPlan) roundResult {
