@@ -177,27 +177,8 @@ func TestWatchSession(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckFixturesHelperProcess$")
-	cmd.Dir = dir
-	args := []string{"check-fixtures", "--watch"}
-	cmd.Env = append(os.Environ(), "BSADAPTER_HELPER=1", "BSADAPTER_HELPER_ARGS="+strings.Join(args, "\x1f"), "NO_COLOR=1", "CI=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := false
-	defer func() {
-		if !exited {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
-	rr := newRoundReader(stdout)
+	ws := startWatch(t, dir, "check-fixtures", "--watch")
+	rr := ws.rr
 
 	// The first round runs everything on a new bridge.
 	r := rr.until(t, "for the first run", nil, func(r seenRound) bool { return true })
@@ -270,20 +251,8 @@ func TestWatchSession(t *testing.T) {
 
 	// SIGINT: the session ends (exit 130), and no bridge process is left.
 	pids := bridgePids(t, pidFile)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	werr := make(chan error, 1)
-	go func() { werr <- cmd.Wait() }()
-	select {
-	case err = <-werr:
-		exited = true
-	case <-time.After(roundBound):
-		t.Fatalf("the watch session did not end after SIGINT; stderr:\n%s", stderr.String())
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
-		t.Errorf("exit: %v, want %d; stderr:\n%s", err, ExitInterrupted, stderr.String())
+	if code := ws.interrupt(t); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitInterrupted, ws.stderr.String())
 	}
 	if len(pids) < 3 {
 		t.Errorf("bridge starts: %v, want at least 3", pids)
@@ -333,26 +302,8 @@ func TestConformWatchSession(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(cfg("--bug=gaps")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckFixturesHelperProcess$")
-	cmd.Dir = dir
-	args := []string{"conform", "--store=bridge", "--watch", "--suite", "streams", "--run", "^streams/append"}
-	cmd.Env = append(os.Environ(), "BSADAPTER_HELPER=1", "BSADAPTER_HELPER_ARGS="+strings.Join(args, "\x1f"), "NO_COLOR=1", "CI=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
-	rr := newRoundReader(stdout)
+	ws := startWatch(t, dir, "conform", "--store=bridge", "--watch", "--suite", "streams", "--run", "^streams/append")
+	rr := ws.rr
 	r := rr.until(t, "for the first run", nil, func(seenRound) bool { return true })
 	if r.outcome != "failed" || r.bridge != "started" || !strings.Contains(r.body, "FAIL streams/append") {
 		t.Fatalf("first round (a store with a bug): %+v\n%s", r, r.body)
@@ -366,12 +317,8 @@ func TestConformWatchSession(t *testing.T) {
 	if len(procsIn(dir)) < 2 {
 		t.Fatalf("no bridge process found running in %s", dir)
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitInterrupted, stderr.String())
+	if code := ws.interrupt(t); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitInterrupted, ws.stderr.String())
 	}
 	var left []int
 	for i := 0; i < 3000; i++ {
@@ -384,6 +331,67 @@ func TestConformWatchSession(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("process %d, running in the adapter's folder, outlived the watch session", pid)
 	}
+}
+
+// watchSession is bsadapter --watch running as a child process (this
+// test binary as bsadapter), its rounds read from its output.
+type watchSession struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	rr     *roundReader
+	wait   func() <-chan error
+}
+
+// startWatch starts bsadapter ARGS in dir; the session is killed at the
+// end of the test unless it was interrupted.
+func startWatch(t *testing.T, dir string, args ...string) *watchSession {
+	t.Helper()
+	ws := &watchSession{cmd: exec.Command(os.Args[0], "-test.run=^TestCheckFixturesHelperProcess$")}
+	ws.cmd.Dir = dir
+	ws.cmd.Env = append(os.Environ(), "BSADAPTER_HELPER=1", "BSADAPTER_HELPER_ARGS="+strings.Join(args, "\x1f"), "NO_COLOR=1", "CI=")
+	ws.cmd.Stderr = &ws.stderr
+	stdout, err := ws.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait closes stdout once the process ends: it is called only when
+	// the session is to end, never while its rounds are read.
+	ws.wait = sync.OnceValue(func() <-chan error {
+		done := make(chan error, 1)
+		go func() { done <- ws.cmd.Wait() }()
+		return done
+	})
+	t.Cleanup(func() {
+		if ws.cmd.ProcessState == nil {
+			ws.cmd.Process.Kill()
+			<-ws.wait()
+		}
+	})
+	ws.rr = newRoundReader(stdout)
+	return ws
+}
+
+// interrupt sends SIGINT and returns the session's exit code; a session
+// that does not end within a round's bound fails the test.
+func (ws *watchSession) interrupt(t *testing.T) int {
+	t.Helper()
+	if err := ws.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-ws.wait():
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("the watch session: %v", err)
+		}
+		return ws.cmd.ProcessState.ExitCode()
+	case <-time.After(roundBound):
+		t.Fatalf("the watch session did not end after SIGINT; stderr:\n%s", ws.stderr.String())
+	}
+	return -1
 }
 
 // procsIn lists the live processes whose working folder is dir.
