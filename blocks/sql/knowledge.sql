@@ -483,37 +483,6 @@ begin
 end
 $$;
 
--- ---------------------------------------------------------------- grants
-
-do $grants$
-declare
-  -- The block's own functions, each by name: the signed-in users', the
-  -- server's, and the helpers no role calls directly.
-  users text[] := array[
-    'create_knowledge_document(uuid,text,text,uuid,uuid,text,jsonb,uuid)',
-    'get_knowledge_document(uuid)', 'list_knowledge_documents(uuid,text,uuid,integer)',
-    'delete_knowledge_document(uuid)', 'write_knowledge_chunks(uuid,jsonb,text)',
-    'knowledge_search(uuid,extensions.vector,text,jsonb,integer,jsonb)'];
-  server text[] := array[
-    'pending_knowledge_chunks(uuid,integer)', 'set_knowledge_embeddings(uuid,jsonb,text)',
-    'fail_knowledge_document(uuid,text)', 'pending_knowledge_documents(integer)', 'reembed_knowledge(uuid,text)'];
-  helpers text[] := array[
-    '_knowledge_may_change(better_supabase.knowledge_documents)', '_knowledge_queue_embed(uuid)', '_knowledge_items(jsonb)'];
-  name text;
-begin
-  -- Also from the API roles: default privileges may have granted them
-  -- every new function.
-  foreach name in array users || server || helpers loop
-    execute pg_catalog.format('revoke all on function better_supabase.%s from public, anon, authenticated, service_role', name);
-  end loop;
-  foreach name in array users loop
-    execute pg_catalog.format('grant execute on function better_supabase.%s to authenticated, service_role', name);
-  end loop;
-  foreach name in array server loop
-    execute pg_catalog.format('grant execute on function better_supabase.%s to service_role', name);
-  end loop;
-end
-$grants$;
 
 -- ---------------------------------------------------------------- api
 
@@ -572,10 +541,13 @@ returns integer language sql security invoker set search_path = '' as $$
   select better_supabase.reembed_knowledge($1, $2)
 $$;
 
-do $api$
+-- ---------------------------------------------------------------- grants
+
+do $grants$
 declare
-  -- The api functions, each by name, with the rights of the function it
-  -- calls: the signed-in users' and the server's.
+  -- The block's own functions, each by name: the signed-in users', the
+  -- server's, and the helpers no role calls directly. The api schema has
+  -- the users' and the server's, with the same rights.
   users text[] := array[
     'create_knowledge_document(uuid,text,text,uuid,uuid,text,jsonb,uuid)',
     'get_knowledge_document(uuid)', 'list_knowledge_documents(uuid,text,uuid,integer)',
@@ -584,8 +556,21 @@ declare
   server text[] := array[
     'pending_knowledge_chunks(uuid,integer)', 'set_knowledge_embeddings(uuid,jsonb,text)',
     'fail_knowledge_document(uuid,text)', 'pending_knowledge_documents(integer)', 'reembed_knowledge(uuid,text)'];
+  helpers text[] := array[
+    '_knowledge_may_change(better_supabase.knowledge_documents)', '_knowledge_queue_embed(uuid)', '_knowledge_items(jsonb)'];
   name text;
 begin
+  -- Also from the API roles: default privileges may have granted them
+  -- every new function.
+  foreach name in array users || server || helpers loop
+    execute pg_catalog.format('revoke all on function better_supabase.%s from public, anon, authenticated, service_role', name);
+  end loop;
+  foreach name in array users loop
+    execute pg_catalog.format('grant execute on function better_supabase.%s to authenticated, service_role', name);
+  end loop;
+  foreach name in array server loop
+    execute pg_catalog.format('grant execute on function better_supabase.%s to service_role', name);
+  end loop;
   foreach name in array users || server loop
     execute pg_catalog.format('revoke all on function api.%s from public, anon, authenticated, service_role', name);
     execute pg_catalog.format('grant execute on function api.%s to service_role', name);
@@ -594,4 +579,4 @@ begin
     execute pg_catalog.format('grant execute on function api.%s to authenticated', name);
   end loop;
 end
-$api$;
+$grants$;

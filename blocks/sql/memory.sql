@@ -730,44 +730,6 @@ begin
 end
 $$;
 
--- ---------------------------------------------------------------- grants
-
-do $grants$
-declare
-  -- The block's own functions, each by name: the signed-in users', the
-  -- server's, and the helpers no role calls directly.
-  users text[] := array[
-    'memory_view(uuid,text,jsonb)', 'memory_create(uuid,text,text,jsonb,integer)',
-    'memory_str_replace(uuid,text,text,text,jsonb)', 'memory_insert(uuid,text,integer,text,jsonb)',
-    'memory_delete(uuid,text,jsonb)', 'memory_rename(uuid,text,text,jsonb)', 'memory_list(uuid,jsonb,text,integer)',
-    'memory_save(uuid,text,jsonb,extensions.vector,text,text)',
-    'memory_search(uuid,extensions.vector,text,jsonb,integer)', 'memory_forget(uuid,uuid)',
-    'recall_ai_messages(uuid,extensions.vector,integer,uuid,uuid)'];
-  server text[] := array[
-    'set_memory_embedding(uuid,extensions.vector,text,text)', 'set_memory_embeddings(jsonb,text)',
-    'pending_memory_embeddings(integer)', 'set_ai_message_embedding(uuid,text,uuid,uuid,extensions.vector,text)',
-    'memory_document_read(text,text)', 'memory_document_write(text,text,text,text,integer)',
-    'purge_memory_documents(integer)'];
-  helpers text[] := array[
-    '_memory_namespace(uuid,jsonb,boolean)', '_memory_in(better_supabase.memories,better_supabase.memory_namespace)',
-    '_memory_check_path(text,boolean)', '_memory_under(text)', '_memory_doc(better_supabase.memories)',
-    '_memory_too_large(text)', '_memory_file(better_supabase.memory_namespace,text)',
-    '_memory_rewrite(better_supabase.memories,text)'];
-  name text;
-begin
-  -- Also from the API roles: default privileges may have granted them
-  -- every new function.
-  foreach name in array users || server || helpers loop
-    execute pg_catalog.format('revoke all on function better_supabase.%s from public, anon, authenticated, service_role', name);
-  end loop;
-  foreach name in array users loop
-    execute pg_catalog.format('grant execute on function better_supabase.%s to authenticated, service_role', name);
-  end loop;
-  foreach name in array server loop
-    execute pg_catalog.format('grant execute on function better_supabase.%s to service_role', name);
-  end loop;
-end
-$grants$;
 
 -- ---------------------------------------------------------------- api
 
@@ -819,10 +781,13 @@ returns jsonb language sql security invoker set search_path = '' as $$ select be
 create or replace function api.purge_memory_documents(batch integer default 1000)
 returns integer language sql security invoker set search_path = '' as $$ select better_supabase.purge_memory_documents($1) $$;
 
-do $api$
+-- ---------------------------------------------------------------- grants
+
+do $grants$
 declare
-  -- The api functions, each by name, with the rights of the function it
-  -- calls: the signed-in users' and the server's.
+  -- The block's own functions, each by name: the signed-in users', the
+  -- server's, and the helpers no role calls directly. The api schema has
+  -- the users' and the server's, with the same rights.
   users text[] := array[
     'memory_view(uuid,text,jsonb)', 'memory_create(uuid,text,text,jsonb,integer)',
     'memory_str_replace(uuid,text,text,text,jsonb)', 'memory_insert(uuid,text,integer,text,jsonb)',
@@ -835,8 +800,24 @@ declare
     'pending_memory_embeddings(integer)', 'set_ai_message_embedding(uuid,text,uuid,uuid,extensions.vector,text)',
     'memory_document_read(text,text)', 'memory_document_write(text,text,text,text,integer)',
     'purge_memory_documents(integer)'];
+  helpers text[] := array[
+    '_memory_namespace(uuid,jsonb,boolean)', '_memory_in(better_supabase.memories,better_supabase.memory_namespace)',
+    '_memory_check_path(text,boolean)', '_memory_under(text)', '_memory_doc(better_supabase.memories)',
+    '_memory_too_large(text)', '_memory_file(better_supabase.memory_namespace,text)',
+    '_memory_rewrite(better_supabase.memories,text)'];
   name text;
 begin
+  -- Also from the API roles: default privileges may have granted them
+  -- every new function.
+  foreach name in array users || server || helpers loop
+    execute pg_catalog.format('revoke all on function better_supabase.%s from public, anon, authenticated, service_role', name);
+  end loop;
+  foreach name in array users loop
+    execute pg_catalog.format('grant execute on function better_supabase.%s to authenticated, service_role', name);
+  end loop;
+  foreach name in array server loop
+    execute pg_catalog.format('grant execute on function better_supabase.%s to service_role', name);
+  end loop;
   foreach name in array users || server loop
     execute pg_catalog.format('revoke all on function api.%s from public, anon, authenticated, service_role', name);
     execute pg_catalog.format('grant execute on function api.%s to service_role', name);
@@ -845,4 +826,4 @@ begin
     execute pg_catalog.format('grant execute on function api.%s to authenticated', name);
   end loop;
 end
-$api$;
+$grants$;
