@@ -23,29 +23,15 @@ import (
 // extension it needs, says so with the way to get it; the other suites
 // are unaffected.
 func TestSuiteOfALeftOutModuleSaysWhy(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{
-		"chat-sdk-state.sql": "-- bsadapter block: chat-sdk-state\n-- version: 1\n-- requires: supabase-base\n-- needs-extension: bsadapter_no_such_extension\n" +
-			"create or replace function better_supabase.chat_state_acquire_lock(prefix text, thread_id text, token text, ttl_ms integer) returns jsonb language sql as $$ select null::jsonb $$;\n",
-		"streams.sql": "-- bsadapter block: streams\n-- version: 1\n-- requires: supabase-base\n" +
-			"create or replace function better_supabase.stream_append(stream_id text, from_idx integer, chunks text[]) returns jsonb language sql as $$ select null::jsonb $$;\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := blocks.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	st, err := NewOf(ctx, pgtest.Server(t), set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storeOf(t, map[string]string{
+		"chat-sdk-state": "-- bsadapter block: chat-sdk-state\n-- version: 1\n-- requires: supabase-base\n-- needs-extension: bsadapter_no_such_extension\n" +
+			"create or replace function better_supabase.chat_state_acquire_lock(prefix text, thread_id text, token text, ttl_ms integer) returns jsonb language sql as $$ select null::jsonb $$;\n",
+		"streams": "-- bsadapter block: streams\n-- version: 1\n-- requires: supabase-base\n" +
+			"create or replace function better_supabase.stream_append(stream_id text, from_idx integer, chunks text[]) returns jsonb language sql as $$ select null::jsonb $$;\n",
+	})
 	p := st.(*pgStore)
-	_, err = p.ChatState(ctx)
+	_, err := p.ChatState(ctx)
 	if err == nil || !strings.Contains(err.Error(), "module chat-sdk-state was left out: the server lacks extension bsadapter_no_such_extension") {
 		t.Errorf("%s: %v, want the left-out module and why", chatstate.Suite.Name, err)
 	}
@@ -68,8 +54,8 @@ func TestVectorSuitesLeftOutWithoutPgvector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	const header = "-- needs-extension: vector >= 0.8\n"
+	files := map[string]string{}
 	for _, m := range mods {
 		sql := m.SQL
 		if m.Name == blocks.VectorSearchModule {
@@ -78,20 +64,10 @@ func TestVectorSuitesLeftOutWithoutPgvector(t *testing.T) {
 			}
 			sql = strings.Replace(sql, header, "-- needs-extension: bsadapter_no_such_extension\n", 1)
 		}
-		if err := os.WriteFile(filepath.Join(dir, m.Name+".sql"), []byte(sql), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := blocks.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+		files[m.Name] = sql
 	}
 	ctx := context.Background()
-	st, err := NewOf(ctx, pgtest.Server(t), set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storeOf(t, files)
 	cases, err := conform.Select(suites.Cases(), conform.Options{Suites: []string{aicache.Suite.Name, knowledge.Suite.Name, memory.Suite.Name}})
 	if err != nil {
 		t.Fatal(err)
@@ -111,4 +87,26 @@ func TestVectorSuitesLeftOutWithoutPgvector(t *testing.T) {
 	if rep.Count(conform.Pass) != len(kept) || len(kept) == 0 {
 		t.Errorf("%d of the %d ai-cache cases passed:\n%s", rep.Count(conform.Pass), len(kept), conformtest.Failures(rep))
 	}
+}
+
+// storeOf is the pg store over the modules given (name to SQL) in place of
+// the embedded ones, on the test server; it is closed when the test ends.
+func storeOf(t *testing.T, modules map[string]string) conform.Store {
+	t.Helper()
+	dir := t.TempDir()
+	for name, sql := range modules {
+		if err := os.WriteFile(filepath.Join(dir, name+".sql"), []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := blocks.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewOf(context.Background(), pgtest.Server(t), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
