@@ -77,9 +77,9 @@ func outcomes(t *testing.T, doc map[string]any, into map[string]string, what str
 
 // checkShards runs args unsharded and in N parts for N in 1..maxN:
 // the parts hold every result of the whole run once, with the same
-// outcome, each part says which it is, the parts' sizes differ by at
-// most minSpread, and merge-reports of the parts gives the whole run's
-// report (timings apart) and its exit status.
+// outcome, each part says which it is, and merge-reports of the parts
+// gives the whole run's report (timings apart) and its exit status. (How
+// evenly the parts share the cases is TestConformShardBalance's.)
 func checkShards(t *testing.T, maxN int, args ...string) {
 	t.Helper()
 	whole := runJSON(t, args...)
