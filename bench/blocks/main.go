@@ -29,10 +29,7 @@ func main() {
 	after := flag.String("after", "HEAD", "git revision measured second")
 	runs := flag.Int("runs", 5, "timed runs per figure")
 	flag.Parse()
-	if err := run(*before, *after, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "blocks-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("blocks-bench", run(*before, *after, *runs))
 }
 
 // version is one exported and built revision.

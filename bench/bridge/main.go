@@ -28,10 +28,7 @@ const goal = 3 * time.Second
 func main() {
 	runs := flag.Int("runs", 5, "timed runs per setup")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "bridge-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("bridge-bench", run(*runs))
 }
 
 type setup struct {

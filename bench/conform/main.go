@@ -25,10 +25,7 @@ import (
 func main() {
 	runs := flag.Int("runs", 5, "timed runs per setup")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "conform-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("conform-bench", run(*runs))
 }
 
 func run(runs int) error {

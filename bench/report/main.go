@@ -29,10 +29,7 @@ func main() {
 	runs := flag.Int("runs", 5, "page loads per report")
 	chromium := flag.String("chromium", "", "the Chromium binary (default: chromium on PATH)")
 	flag.Parse()
-	if err := run(*bin, *bridge, *work, *chromium, *messages, *failures, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "report-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("report-bench", run(*bin, *bridge, *work, *chromium, *messages, *failures, *runs))
 }
 
 func run(bin, bridge, work, chromium string, messages, failures, runs int) error {

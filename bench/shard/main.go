@@ -25,10 +25,7 @@ func main() {
 	parts := flag.Int("parts", 4, "number of parts (N of --shard K/N)")
 	store := flag.String("store", "pg", "the --store of the runs")
 	flag.Parse()
-	if err := run(*runs, *parts, *store); err != nil {
-		fmt.Fprintln(os.Stderr, "shard-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("shard-bench", run(*runs, *parts, *store))
 }
 
 func run(runs, parts int, store string) error {

@@ -45,10 +45,7 @@ func measured() (names, scripts []string) {
 func main() {
 	runs := flag.Int("runs", 5, "timed runs per suite and store")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "suites-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("suites-bench", run(*runs))
 }
 
 func run(runs int) error {

@@ -36,10 +36,7 @@ var roundEnd = regexp.MustCompile(`^round (\d+) (passed|failed) in (\S+): (.*)$`
 func main() {
 	runs := flag.Int("runs", 9, "saves per series")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "watch-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("watch-bench", run(*runs))
 }
 
 func run(runs int) error {

@@ -61,10 +61,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "world-bench: -runs and -kit-runs must be at least 1")
 		os.Exit(2)
 	}
-	if err := run(*runs, *kitRuns); err != nil {
-		fmt.Fprintln(os.Stderr, "world-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("world-bench", run(*runs, *kitRuns))
 }
 
 func run(runs, kitRuns int) error {

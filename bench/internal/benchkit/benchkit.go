@@ -19,6 +19,16 @@ import (
 	"time"
 )
 
+// Done ends the main function of the bench named prog: an error is
+// printed after the name on standard error, and the bench exits with
+// status 1.
+func Done(prog string, err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, prog+":", err)
+		os.Exit(1)
+	}
+}
+
 // Go runs the go command with args in the folder dir ("" for the current
 // one), its output going to standard error, where the benches print their
 // progress.
