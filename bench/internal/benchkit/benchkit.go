@@ -1,7 +1,7 @@
 // Package benchkit holds what the benchmark commands under bench/ share:
 // building bsadapter into a scratch folder, running a command and timing
-// it, reading a conform JSON report, medians, and the ways the figures are
-// printed. The benches run from the repository's root (their run scripts
+// it (and, on unix, what CPU time and peak memory it used), reading a
+// conform JSON report, medians, and the ways the figures are printed. The benches run from the repository's root (their run scripts
 // change to it), and so does what here reads a path.
 package benchkit
 
