@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -17,12 +16,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 )
 
@@ -31,10 +29,7 @@ func main() {
 	after := flag.String("after", "HEAD", "git revision measured second")
 	runs := flag.Int("runs", 5, "timed runs per figure")
 	flag.Parse()
-	if err := run(*before, *after, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "blocks-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("blocks-bench", run(*before, *after, *runs))
 }
 
 // version is one exported and built revision.
@@ -73,7 +68,7 @@ func run(before, after string, runs int) error {
 	fs := make([]figures, len(vs))
 	for _, v := range vs {
 		// Warm each version's template cache.
-		if _, err := conform(v.bin, "--run", "streams/open-true-then-false$"); err != nil {
+		if _, _, err := benchkit.ConformPassing("", v.bin, "--run", "streams/open-true-then-false$"); err != nil {
 			return fmt.Errorf("%s: warm-up run: %w", v.rev, err)
 		}
 	}
@@ -94,9 +89,8 @@ func run(before, after string, runs int) error {
 			if err != nil {
 				return err
 			}
-			start := time.Now()
-			out, err := bsadapter(v.bin, "blocks", "install", "--dsn", srv.ConnString(db), "--format", "json")
-			f.installs = append(f.installs, time.Since(start))
+			out, wall, err := benchkit.Run("", v.bin, "blocks", "install", "--dsn", srv.ConnString(db), "--format", "json")
+			f.installs = append(f.installs, wall)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.rev, err)
 			}
@@ -109,13 +103,11 @@ func run(before, after string, runs int) error {
 				return err
 			}
 			for _, dsn := range []bool{false, true} {
-				args := []string{"--format", "json"}
+				var args []string
 				if dsn {
-					args = append(args, "--dsn", srv.ConnString("postgres"))
+					args = []string{"--dsn", srv.ConnString("postgres")}
 				}
-				start := time.Now()
-				rep, err := conform(v.bin, args...)
-				wall := time.Since(start)
+				rep, wall, err := benchkit.ConformPassing("", v.bin, args...)
 				if err != nil {
 					return fmt.Errorf("%s: %w", v.rev, err)
 				}
@@ -129,7 +121,7 @@ func run(before, after string, runs int) error {
 		}
 	}
 	for i := range fs {
-		fs[i].warm, fs[i].install, fs[i].pg, fs[i].pgDSN = median(fs[i].warms), median(fs[i].installs), median(fs[i].pgs), median(fs[i].pgDSNs)
+		fs[i].warm, fs[i].install, fs[i].pg, fs[i].pgDSN = benchkit.Median(fs[i].warms), benchkit.Median(fs[i].installs), benchkit.Median(fs[i].pgs), benchkit.Median(fs[i].pgDSNs)
 	}
 
 	fmt.Printf("the embedded blocks, %s against %s (medians of %d runs)\n\n", vs[1].rev, vs[0].rev, runs)
@@ -138,14 +130,14 @@ func run(before, after string, runs int) error {
 	row := func(name string, a, b time.Duration, goal time.Duration) {
 		g := ""
 		if goal > 0 {
-			g = fmt.Sprintf("< %s: ", ms(goal))
+			g = fmt.Sprintf("< %s: ", benchkit.Ms(goal))
 			if b < goal {
 				g += "met"
 			} else {
 				g += "MISSED"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2fx\t%s\n", name, ms(a), ms(b), float64(b)/float64(a), g)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2fx\t%s\n", name, benchkit.Ms(a), benchkit.Ms(b), float64(b)/float64(a), g)
 	}
 	fmt.Fprintf(tw, "modules installed\t%d\t%d\t\t\n", fs[0].modules, fs[1].modules)
 	row("blocks install into a fresh database (the command)", fs[0].install, fs[1].install, 0)
@@ -187,10 +179,8 @@ func build(tmp, name, rev string) (version, error) {
 		{"build", "-o", v.bin, "./cmd/bsadapter"},
 		{"test", "-c", "-o", v.benchBin, "./bench/pgserver"},
 	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir, cmd.Stderr = v.dir, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return v, fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+		if err := benchkit.Go(v.dir, args...); err != nil {
+			return v, err
 		}
 	}
 	return v, nil
@@ -214,46 +204,3 @@ func warmStart(v version) (time.Duration, error) {
 	ns, err := strconv.ParseFloat(string(m[1]), 64)
 	return time.Duration(ns), err
 }
-
-type report struct {
-	Results []struct{ ID string } `json:"results"`
-	Summary struct{ Failed int }  `json:"summary"`
-}
-
-func conform(bin string, args ...string) (*report, error) {
-	if !slices.Contains(args, "json") {
-		args = append(args, "--format", "json")
-	}
-	out, err := bsadapter(bin, append([]string{"conform"}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	var r report
-	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, err
-	}
-	if r.Summary.Failed > 0 {
-		return nil, fmt.Errorf("%d conformance cases failed", r.Summary.Failed)
-	}
-	return &r, nil
-}
-
-func bsadapter(bin string, args ...string) ([]byte, error) {
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Env = append(os.Environ(), "CI=", "NO_COLOR=1")
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
-	}
-	return out, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }

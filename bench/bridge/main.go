@@ -6,17 +6,15 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 	"github.com/bsadapter/bsadapter/internal/scaffold"
 )
 
@@ -30,10 +28,7 @@ const goal = 3 * time.Second
 func main() {
 	runs := flag.Int("runs", 5, "timed runs per setup")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "bridge-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("bridge-bench", run(*runs))
 }
 
 type setup struct {
@@ -42,26 +37,15 @@ type setup struct {
 }
 
 func run(runs int) error {
-	root, err := os.Getwd()
+	tsx, err := benchkit.NodeTool("tsx")
 	if err != nil {
 		return err
 	}
-	tsx := filepath.Join(root, "tools", "node", "node_modules", ".bin", "tsx")
-	if _, err := os.Stat(tsx); err != nil {
-		return fmt.Errorf("tsx is missing: run 'npm install --no-save --prefix tools/node' first (%v)", err)
-	}
-	tmp, err := os.MkdirTemp("", "bridge-bench-")
+	tmp, bin, err := benchkit.BuildInTemp("bridge-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bsadapter")
-	fmt.Fprintln(os.Stderr, "building bsadapter...")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
 	dir := filepath.Join(tmp, "acme")
 	o := scaffold.Options{Name: "acme", SDKs: []string{"acme"}, Contracts: []string{"streams", "workflows"}, Builder: true,
 		Placement: scaffold.PlacementPackage, Dir: dir}
@@ -87,26 +71,9 @@ func run(runs int) error {
 	for i, s := range setups {
 		fmt.Fprintf(os.Stderr, "%s: %d runs...\n", s.name, runs)
 		for range runs {
-			args := append([]string{"conform", "--store=bridge", "--bridge", bridgeCmd, "--format", "json"}, s.args...)
-			cmd := exec.Command(bin, args...)
-			cmd.Dir = dir
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			start := time.Now()
-			out, err := cmd.Output()
-			wall := time.Since(start)
+			doc, wall, err := benchkit.ConformPassing(dir, bin, append([]string{"--store=bridge", "--bridge", bridgeCmd}, s.args...)...)
 			if err != nil {
-				return fmt.Errorf("%s: %v\n%s", s.name, err, stderr.String())
-			}
-			var doc struct {
-				Summary struct{ Total, Passed, Failed, Skipped int }
-				Results []struct{ ID, Suite, Outcome string }
-			}
-			if err := json.Unmarshal(out, &doc); err != nil {
-				return fmt.Errorf("%s: the report is not JSON: %v", s.name, err)
-			}
-			if doc.Summary.Failed != 0 {
-				return fmt.Errorf("%s: %d cases failed", s.name, doc.Summary.Failed)
+				return fmt.Errorf("%s: %w", s.name, err)
 			}
 			skipped := 0
 			for _, r := range doc.Results {
@@ -119,22 +86,17 @@ func run(runs int) error {
 			results[i].cases, results[i].skipped = doc.Summary.Total, skipped
 		}
 	}
-	median := func(ts []time.Duration) time.Duration {
-		s := slices.Clone(ts)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "whole bridge run (Node template store)\tcases\tstreams+registry skipped\tmedian wall\tmin\tmax\tunder %s\n", goal)
 	for i, s := range setups {
 		r := results[i]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2fs\t%.2fs\t%.2fs\t%v\n", s.name, r.cases, r.skipped, median(r.times).Seconds(),
-			slices.Min(r.times).Seconds(), slices.Max(r.times).Seconds(), median(r.times) < goal)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2fs\t%.2fs\t%.2fs\t%v\n", s.name, r.cases, r.skipped, benchkit.Median(r.times).Seconds(),
+			slices.Min(r.times).Seconds(), slices.Max(r.times).Seconds(), benchkit.Median(r.times) < goal)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	with, without := median(results[0].times), median(results[1].times)
+	with, without := benchkit.Median(results[0].times), benchkit.Median(results[1].times)
 	fmt.Printf("\nthe short-TTL cases add %.2fs to the run (%.2fs with them, %.2fs without)\n", (with - without).Seconds(), with.Seconds(), without.Seconds())
 	return nil
 }

@@ -7,19 +7,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver"
 )
@@ -27,30 +25,20 @@ import (
 func main() {
 	runs := flag.Int("runs", 5, "timed runs per setup")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "conform-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("conform-bench", run(*runs))
 }
 
 func run(runs int) error {
 	ctx := context.Background()
-	tmp, err := os.MkdirTemp("", "conform-bench-")
+	tmp, bin, err := benchkit.BuildInTemp("conform-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bsadapter")
-	fmt.Fprintln(os.Stderr, "building bsadapter...")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
 
 	// Warm the template cache (the first run on a machine runs initdb and
 	// installs the blocks once).
-	if _, err := conform(bin, "--run", "streams/open-true-then-false$"); err != nil {
+	if _, _, err := benchkit.ConformPassing("", bin, "--run", "streams/open-true-then-false$"); err != nil {
 		return fmt.Errorf("warm-up run: %w", err)
 	}
 
@@ -77,22 +65,20 @@ func run(runs int) error {
 		cases         int
 	}
 	var timings []timing
-	var slowest []result
+	var slowest []benchkit.Result
 	for _, s := range setups {
 		var walls []time.Duration
-		var rep *report
+		var rep *benchkit.Report
 		for i := range runs {
 			fmt.Fprintf(os.Stderr, "%s: run %d/%d\n", s.name, i+1, runs)
-			start := time.Now()
-			r, err := conform(bin, append([]string{"--format", "json"}, s.args...)...)
+			r, wall, err := benchkit.ConformPassing("", bin, s.args...)
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
-			walls = append(walls, time.Since(start))
+			walls = append(walls, wall)
 			rep = r
 		}
-		slices.Sort(walls)
-		timings = append(timings, timing{s.name, walls[0], walls[len(walls)/2], walls[len(walls)-1], len(rep.Results)})
+		timings = append(timings, timing{s.name, slices.Min(walls), benchkit.Median(walls), slices.Max(walls), len(rep.Results)})
 		if slowest == nil {
 			slowest = slices.Clone(rep.Results)
 		}
@@ -103,16 +89,16 @@ func run(runs int) error {
 	fmt.Fprintf(tw, "setup\tcases\tmin\tmedian\tmax\tvs memory\n")
 	mem := timings[len(timings)-1].med
 	for _, t := range timings {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1fx\n", t.name, t.cases, ms(t.min), ms(t.med), ms(t.max), float64(t.med)/float64(mem))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1fx\n", t.name, t.cases, benchkit.Ms(t.min), benchkit.Ms(t.med), benchkit.Ms(t.max), float64(t.med)/float64(mem))
 	}
 	tw.Flush()
 	goal := "MET"
 	if timings[0].med >= 2*time.Second {
 		goal = "MISSED"
 	}
-	fmt.Printf("\ngoal: the whole pg run, server start included, under 2 s: median %s, %s\n", ms(timings[0].med), goal)
+	fmt.Printf("\ngoal: the whole pg run, server start included, under 2 s: median %s, %s\n", benchkit.Ms(timings[0].med), goal)
 
-	slices.SortFunc(slowest, func(a, b result) int { return int(b.ElapsedMs*1000) - int(a.ElapsedMs*1000) })
+	slices.SortFunc(slowest, func(a, b benchkit.Result) int { return int(b.ElapsedMs*1000) - int(a.ElapsedMs*1000) })
 	fmt.Printf("\nslowest cases (pg from nothing, last run)\n\n")
 	tw = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	for _, r := range slowest[:min(8, len(slowest))] {
@@ -130,7 +116,7 @@ func run(runs int) error {
 	fmt.Fprintf(tw, "store\twriters\tappends/s\tappend p50\tappend p99\tread chunks/s\tread p50\tread p99\t\n")
 	for _, b := range benches {
 		fmt.Fprintf(os.Stderr, "bench: %s\n", b.name)
-		out, err := bsadapter(bin, append([]string{"conform", "--bench", "--format", "json"}, b.args...)...)
+		out, _, err := benchkit.Run("", bin, append([]string{"conform", "--bench", "--format", "json"}, b.args...)...)
 		if err != nil {
 			return fmt.Errorf("bench %s: %w", b.name, err)
 		}
@@ -152,48 +138,6 @@ func run(runs int) error {
 	}
 	return tw.Flush()
 }
-
-type result struct {
-	ID        string  `json:"id"`
-	Outcome   string  `json:"outcome"`
-	ElapsedMs float64 `json:"elapsedMs"`
-}
-
-type report struct {
-	Results []result `json:"results"`
-	Summary struct{ Failed int }
-}
-
-func conform(bin string, args ...string) (*report, error) {
-	out, err := bsadapter(bin, append([]string{"conform"}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	var r report
-	if len(args) > 0 && slices.Contains(args, "json") {
-		if err := json.Unmarshal(out, &r); err != nil {
-			return nil, err
-		}
-		if r.Summary.Failed > 0 {
-			return nil, fmt.Errorf("%d cases failed", r.Summary.Failed)
-		}
-	}
-	return &r, nil
-}
-
-func bsadapter(bin string, args ...string) ([]byte, error) {
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Env = append(os.Environ(), "CI=", "NO_COLOR=1")
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w\n%s", bin, strings.Join(args, " "), err, stderr.String())
-	}
-	return out, nil
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
 
 func us(ns int64) string {
 	if ns >= 1_000_000 {

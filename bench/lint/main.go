@@ -7,16 +7,18 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 )
 
 func main() {
@@ -138,14 +140,13 @@ func measure(n int, bsadapter, dir string, findings int) result {
 		if len(doc.Findings) != findings || (findings == 0) != (code == 0) {
 			fail("lint %s: exit %d with %d findings, want %d:\n%s", dir, code, len(doc.Findings), findings, out)
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			res.rss = max(res.rss, int64(ru.Maxrss)*1024)
-		}
-		samples = append(samples, sample{wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()})
+		cpu, rss := benchkit.Usage(cmd.ProcessState)
+		res.rss = max(res.rss, rss)
+		samples = append(samples, sample{wall, cpu})
 		res.files, res.findings = doc.Files, len(doc.Findings)
 	}
-	sort.Slice(samples, func(i, j int) bool { return samples[i].wall < samples[j].wall })
-	res.wall, res.cpu = samples[len(samples)/2].wall, samples[len(samples)/2].cpu
+	med := benchkit.MedianFunc(samples, func(a, b sample) int { return cmp.Compare(a.wall, b.wall) })
+	res.wall, res.cpu = med.wall, med.cpu
 	return res
 }
 

@@ -14,9 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 	"github.com/chromedp/chromedp"
 )
 
@@ -29,10 +29,7 @@ func main() {
 	runs := flag.Int("runs", 5, "page loads per report")
 	chromium := flag.String("chromium", "", "the Chromium binary (default: chromium on PATH)")
 	flag.Parse()
-	if err := run(*bin, *bridge, *work, *chromium, *messages, *failures, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "report-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("report-bench", run(*bin, *bridge, *work, *chromium, *messages, *failures, *runs))
 }
 
 func run(bin, bridge, work, chromium string, messages, failures, runs int) error {
@@ -110,7 +107,7 @@ func run(bin, bridge, work, chromium string, messages, failures, runs int) error
 			paints, drawn = append(paints, p), append(drawn, d)
 		}
 		fmt.Printf("%-40s %12d %10d %9.2fM %12.0fms %10.0fms   (run %.1f s)\n", s.name, doc.Summary.Failed, len(doc.Results),
-			float64(st.Size())/(1<<20), median(paints), median(drawn), elapsed.Seconds())
+			float64(st.Size())/(1<<20), benchkit.Median(paints), benchkit.Median(drawn), elapsed.Seconds())
 	}
 	fmt.Println("\ngoals: under 5 MB, first paint under 1 s (medians of", runs, "loads, each in a new tab)")
 	// Times are wall times: on a shared machine they grow with its load.
@@ -172,12 +169,6 @@ func load(browser context.Context, file string) (paint, drawn float64, err error
 		chromedp.Poll(`(() => { const p = performance.getEntriesByName("first-contentful-paint")[0];
 			return p ? {Paint: p.startTime, Drawn: Number(document.documentElement.dataset.drawnMs)} : null; })()`, &res, chromedp.WithPollingTimeout(time.Minute)))
 	return res.Paint, res.Drawn, err
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }
 
 func tail(b []byte) []byte {

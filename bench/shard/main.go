@@ -8,17 +8,16 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 )
 
 func main() {
@@ -26,48 +25,21 @@ func main() {
 	parts := flag.Int("parts", 4, "number of parts (N of --shard K/N)")
 	store := flag.String("store", "pg", "the --store of the runs")
 	flag.Parse()
-	if err := run(*runs, *parts, *store); err != nil {
-		fmt.Fprintln(os.Stderr, "shard-bench:", err)
-		os.Exit(1)
-	}
-}
-
-// report is what the bench reads of a conform JSON report.
-type report struct {
-	Summary struct {
-		Total int `json:"total"`
-	} `json:"summary"`
-	Results []struct {
-		ID      string `json:"id"`
-		Outcome string `json:"outcome"`
-	} `json:"results"`
+	benchkit.Done("shard-bench", run(*runs, *parts, *store))
 }
 
 func run(runs, parts int, store string) error {
-	tmp, err := os.MkdirTemp("", "shard-bench-")
+	tmp, bin, err := benchkit.BuildInTemp("shard-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bsadapter")
-	fmt.Fprintln(os.Stderr, "building bsadapter...")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
 	conform := func(out string, args ...string) error {
-		cmd := exec.Command(bin, append([]string{"conform", "--store", store, "--format", "json"}, args...)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-			err = nil // failed cases: still a report
+		stdout, _, err := benchkit.Run("", bin, append([]string{"conform", "--store", store, "--format", "json"}, args...)...)
+		if err != nil && !benchkit.CasesFailed(err) { // failed cases: still a report
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("conform %v: %v\n%s", args, err, stderr.Bytes())
-		}
-		return os.WriteFile(out, stdout.Bytes(), 0o644)
+		return os.WriteFile(out, stdout, 0o644)
 	}
 	// Warm the template cache, as a CI job with the action's cache does.
 	if err := conform(filepath.Join(tmp, "warm.json"), "--run", "streams/open-true-then-false$"); err != nil {
@@ -122,7 +94,7 @@ func run(runs, parts int, store string) error {
 		}
 	}
 
-	var w report
+	var w benchkit.Report
 	data, _ := os.ReadFile(filepath.Join(tmp, "whole.json"))
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
@@ -130,15 +102,15 @@ func run(runs, parts int, store string) error {
 	fmt.Printf("conform --store %s, %d cases, %d parts; median of %d rounds (2 CPUs shared with other work)\n\n", store, w.Summary.Total, parts, runs)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "setup\twall time\tvs whole\t\n")
-	wm := median(whole)
+	wm := benchkit.Median(whole)
 	for _, row := range []struct {
 		name string
 		d    time.Duration
 	}{
 		{"1 whole run", wm},
-		{fmt.Sprintf("%d parts, one after the other", parts), median(serial)},
-		{"  their slowest part", median(slowestPart)},
-		{fmt.Sprintf("%d parts at once", parts), median(parallel)},
+		{fmt.Sprintf("%d parts, one after the other", parts), benchkit.Median(serial)},
+		{"  their slowest part", benchkit.Median(slowestPart)},
+		{fmt.Sprintf("%d parts at once", parts), benchkit.Median(parallel)},
 	} {
 		fmt.Fprintf(tw, "%s\t%.2fs\t%.2fx\t\n", row.name, row.d.Seconds(), row.d.Seconds()/wm.Seconds())
 	}
@@ -148,17 +120,11 @@ func run(runs, parts int, store string) error {
 // sameRun merges the parts and checks the merged run has the whole run's
 // cases, in its order; an outcome that differs is noted.
 func sameRun(bin, whole string, parts []string) error {
-	cmd := exec.Command(bin, append([]string{"merge-reports", "--format", "json"}, parts...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		err = nil
+	out, _, err := benchkit.Run("", bin, append([]string{"merge-reports", "--format", "json"}, parts...)...)
+	if err != nil && !benchkit.CasesFailed(err) {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("merge-reports: %v\n%s", err, stderr.Bytes())
-	}
-	var m, w report
+	var m, w benchkit.Report
 	data, _ := os.ReadFile(whole)
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
@@ -180,10 +146,4 @@ func sameRun(bin, whole string, parts []string) error {
 		}
 	}
 	return nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

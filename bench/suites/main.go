@@ -8,8 +8,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -20,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 )
 
@@ -46,10 +45,7 @@ func measured() (names, scripts []string) {
 func main() {
 	runs := flag.Int("runs", 5, "timed runs per suite and store")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "suites-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("suites-bench", run(*runs))
 }
 
 func run(runs int) error {
@@ -57,18 +53,11 @@ func run(runs int) error {
 	if err != nil {
 		return fmt.Errorf("node is needed for the bridge runs: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "suites-bench-")
+	tmp, bin, err := benchkit.BuildInTemp("suites-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bsadapter")
-	fmt.Fprintln(os.Stderr, "building bsadapter...")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "suite\tcases\tbridge median\tbridge max\tmemory median\tgoal %s\n", goal)
 	names, scripts := measured()
@@ -94,10 +83,10 @@ func run(runs int) error {
 			memory = append(memory, d)
 		}
 		verdict := "met"
-		if median(bridge) >= goal {
+		if benchkit.Median(bridge) >= goal {
 			verdict = "MISSED"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", name, cases, round(median(bridge)), round(slices.Max(bridge)), round(median(memory)), verdict)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", name, cases, benchkit.Round(benchkit.Median(bridge)), benchkit.Round(slices.Max(bridge)), benchkit.Round(benchkit.Median(memory)), verdict)
 	}
 	return tw.Flush()
 }
@@ -106,32 +95,12 @@ func run(runs int) error {
 // and how many cases passed; a run with a failed or skipped case is an
 // error, since its time would not be the suite's.
 func timed(bin string, args ...string) (time.Duration, int, error) {
-	cmd := exec.Command(bin, append([]string{"conform", "--format", "json"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Env = append(os.Environ(), "CI=", "NO_COLOR=1")
-	start := time.Now()
-	out, err := cmd.Output()
-	d := time.Since(start)
+	rep, d, err := benchkit.Conform("", bin, args...)
 	if err != nil {
-		return 0, 0, fmt.Errorf("conform %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	var rep struct {
-		Summary struct{ Total, Passed, Failed, Skipped int }
-	}
-	if err := json.Unmarshal(out, &rep); err != nil {
-		return 0, 0, fmt.Errorf("conform %s: the report is not JSON: %w", strings.Join(args, " "), err)
+		return 0, 0, err
 	}
 	if rep.Summary.Passed != rep.Summary.Total {
 		return 0, 0, fmt.Errorf("conform %s: %d of %d passed (%d failed, %d skipped)", strings.Join(args, " "), rep.Summary.Passed, rep.Summary.Total, rep.Summary.Failed, rep.Summary.Skipped)
 	}
 	return d, rep.Summary.Passed, nil
 }
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func round(d time.Duration) string { return d.Round(time.Millisecond).String() }

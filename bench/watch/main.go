@@ -19,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 )
 
 // Goals of the two series.
@@ -34,10 +36,7 @@ var roundEnd = regexp.MustCompile(`^round (\d+) (passed|failed) in (\S+): (.*)$`
 func main() {
 	runs := flag.Int("runs", 9, "saves per series")
 	flag.Parse()
-	if err := run(*runs); err != nil {
-		fmt.Fprintln(os.Stderr, "watch-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("watch-bench", run(*runs))
 }
 
 func run(runs int) error {
@@ -45,21 +44,15 @@ func run(runs int) error {
 	if err != nil {
 		return err
 	}
-	tsx := filepath.Join(root, "tools", "node", "node_modules", ".bin", "tsx")
-	if _, err := os.Stat(tsx); err != nil {
-		return fmt.Errorf("%s is missing: run 'npm install --no-save --prefix tools/node'", tsx)
+	tsx, err := benchkit.NodeTool("tsx")
+	if err != nil {
+		return err
 	}
-	tmp, err := os.MkdirTemp("", "watch-bench-")
+	tmp, bin, err := benchkit.BuildInTemp("watch-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bsadapter")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
-	}
 	dir := filepath.Join(tmp, "adapter")
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "internal", "cli", "testdata", "watch"))); err != nil {
 		return err
@@ -81,7 +74,7 @@ func run(runs int) error {
 
 	cmd := exec.Command(bin, "check-fixtures", "--watch")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "CI=")
+	cmd.Env = benchkit.Env()
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -212,9 +205,8 @@ func bareStart(tsx, dir string) (time.Duration, error) {
 }
 
 func report(what string, took []time.Duration, goal time.Duration) {
-	slices.Sort(took)
-	med := took[len(took)/2]
-	line := fmt.Sprintf("%-52s median %7s  slowest %7s  (%d runs", what, med.Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), len(took))
+	med := benchkit.Median(took)
+	line := fmt.Sprintf("%-52s median %7s  slowest %7s  (%d runs", what, benchkit.Round(med), benchkit.Round(slices.Max(took)), len(took))
 	if goal > 0 {
 		verdict := "within"
 		if med > goal {

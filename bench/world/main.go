@@ -32,6 +32,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bsadapter/bsadapter/bench/internal/benchkit"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/world"
 )
 
@@ -60,10 +61,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "world-bench: -runs and -kit-runs must be at least 1")
 		os.Exit(2)
 	}
-	if err := run(*runs, *kitRuns); err != nil {
-		fmt.Fprintln(os.Stderr, "world-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Done("world-bench", run(*runs, *kitRuns))
 }
 
 func run(runs, kitRuns int) error {
@@ -89,19 +87,12 @@ func run(runs, kitRuns int) error {
 		return err
 	}
 
-	tmp, err := os.MkdirTemp("", "world-bench-")
+	tmp, bin, err := benchkit.BuildInTemp("world-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 
-	bin := filepath.Join(tmp, "bsadapter")
-	fmt.Fprintln(os.Stderr, "building bsadapter...")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/bsadapter")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
 	bridge := strings.Join([]string{quote(node), quote(bridgeScript), "--module=@workflow/world-local",
 		quote("--from=" + filepath.Dir(modules)), "--factory=createWorld",
 		quote(`--options={"dataDir":"$DATA_DIR","port":"$PORT","recoverActiveRuns":false}`)}, " ")
@@ -134,9 +125,9 @@ func run(runs, kitRuns int) error {
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "runner (on world-local %s)\ttests\tWorld members reached\tmedian\tslowest\truns\tmedian / suite's\n", world.LocalVersion)
-	fmt.Fprintf(tw, "world suite over the bridge\t%d cases\t%d\t%s\t%s\t%d\t1.00\n", cases, members, round(median(suite)), round(slices.Max(suite)), runs)
+	fmt.Fprintf(tw, "world suite over the bridge\t%d cases\t%d\t%s\t%s\t%d\t1.00\n", cases, members, benchkit.Round(benchkit.MedianMean(suite)), benchkit.Round(slices.Max(suite)), runs)
 	fmt.Fprintf(tw, "world-testing %s (vitest %s)\t%d tests\t%d\t%s\t%s\t%d\t%.2f\n", world.KitVersion, vitestVersion, tests, kitMembers,
-		round(median(own)), round(slices.Max(own)), kitRuns, float64(median(own))/float64(median(suite)))
+		benchkit.Round(benchkit.MedianMean(own)), benchkit.Round(slices.Max(own)), kitRuns, float64(benchkit.MedianMean(own))/float64(benchkit.MedianMean(suite)))
 	return tw.Flush()
 }
 
@@ -182,19 +173,10 @@ func bridgeMembers(path string) (int, error) {
 // suiteRun runs the world suite over the bridge once and returns its wall
 // time and its number of cases.
 func suiteRun(bin, bridge string) (time.Duration, int, error) {
-	cmd := exec.Command(bin, "conform", "--format", "json", "--store", "bridge", "--bridge", bridge, "--suite", "world")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Env = append(os.Environ(), "CI=", "NO_COLOR=1")
-	start := time.Now()
-	out, err := cmd.Output()
-	d := time.Since(start)
-	var rep struct {
-		Summary struct{ Total, Passed, Failed, Skipped int }
-		Results []struct{ ID, Outcome string }
-	}
-	if jerr := json.Unmarshal(out, &rep); jerr != nil {
-		return 0, 0, fmt.Errorf("conform --suite world: %v; the report is not JSON (%v)\n%s", err, jerr, stderr.String())
+	// world-local's known bugs fail cases: conform exits 1 with its report.
+	rep, d, err := benchkit.Conform("", bin, "--store", "bridge", "--bridge", bridge, "--suite", "world")
+	if err != nil {
+		return 0, 0, err
 	}
 	var failed []string
 	for _, r := range rep.Results {
@@ -205,7 +187,7 @@ func suiteRun(bin, bridge string) (time.Duration, int, error) {
 	slices.Sort(failed)
 	if !slices.Equal(failed, knownFailures) || rep.Summary.Skipped != 0 {
 		return 0, 0, fmt.Errorf("conform --suite world: %d of %d passed; not passing: %v, where world-local's known bugs are exactly %v\n%s",
-			rep.Summary.Passed, rep.Summary.Total, failed, knownFailures, stderr.String())
+			rep.Summary.Passed, rep.Summary.Total, failed, knownFailures, rep.Stderr)
 	}
 	return d, rep.Summary.Total, nil
 }
@@ -310,16 +292,3 @@ func kitRun(node, dir string) (time.Duration, int, error) {
 // quote single-quotes s for the bridge command line, which is split as a
 // shell splits simple quoting.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// median is the middle run's time, or the mean of the two middle ones
-// when the number of runs is even.
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s)%2 == 0 {
-		return (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return s[len(s)/2]
-}
-
-func round(d time.Duration) string { return d.Round(time.Millisecond).String() }

@@ -32,7 +32,7 @@
 //	internal/conform
 //	internal/report
 //	internal/bridge internal/pgserver internal/config internal/termsetup internal/watch blocks schemas templates
-//	internal/filekind internal/merge
+//	internal/filekind internal/merge bench/internal/benchkit
 //
 // cmd/bsadapter is main alone; internal/cli builds the commands on the
 // packages below it, which return values and errors and never print to a
@@ -48,6 +48,9 @@
 // share. internal/filekind, at the bottom, names what a file system entry
 // is (a named pipe, a device, ...) for every message that refuses one;
 // internal/merge beside it is the three-way line merge of add and upgrade.
+// bench/internal/benchkit, also at the bottom, is what the benchmarks
+// share (building bsadapter, timing a run, reading a conform report,
+// medians); only they import it.
 //
 // Test support, which only tests import (it may import any layer; no
 // package of a layer imports it, so the binary never links testing):
