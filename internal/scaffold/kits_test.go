@@ -111,16 +111,16 @@ func TestGeneratedKitsTest(t *testing.T) {
 
 // An adapter with every contract passes, unchanged, the stand-ins of
 // upstream's testStreamStore, testChatState, testCredentialProvider,
-// testGraphCompiler and testBuilderStarter, each called by the generated
-// kits test as upstream declares it.
+// testGraphCompiler, testBuilderStarter, testEmbedder and testAiTaskRunner,
+// each called by the generated kits test as upstream declares it.
 func TestKitStandInsPassUnchanged(t *testing.T) {
 	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: scaffold.AllContracts()})
 	installStandIn(t, dir)
 	out, err := runTsx(t, dir, "--test", "test/kits.test.ts")
-	if err != nil || !strings.Contains(out, "# pass 5") || !strings.Contains(out, "# fail 0") || !strings.Contains(out, "# skipped 0") {
-		t.Fatalf("want the five kits run and passing, got %v\n%s", err, out)
+	if err != nil || !strings.Contains(out, "# pass 7") || !strings.Contains(out, "# fail 0") || !strings.Contains(out, "# skipped 0") {
+		t.Fatalf("want the seven kits run and passing, got %v\n%s", err, out)
 	}
-	for _, kit := range []string{"testStreamStore", "testChatState", "testCredentialProvider", "testGraphCompiler", "testBuilderStarter"} {
+	for _, kit := range []string{"testStreamStore", "testChatState", "testCredentialProvider", "testGraphCompiler", "testBuilderStarter", "testEmbedder", "testAiTaskRunner"} {
 		if !regexp.MustCompile(`(?m)^ok \d+ - \w+ passes better-supabase's ` + kit + ` kit$`).MatchString(out) {
 			t.Errorf("no passing test names %s:\n%s", kit, out)
 		}
@@ -141,5 +141,55 @@ func TestGraphKitWantsAPIVersion(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^not ok \d+ - compileGraph passes better-supabase's testGraphCompiler kit$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^ok \d+ - createBuilderStarter passes better-supabase's testBuilderStarter kit$`).MatchString(out) {
 		t.Errorf("want the graph kit alone to fail:\n%s", out)
+	}
+}
+
+// The embedder and runner kits' stand-ins run the generated MemoryEmbedder
+// and createAiTaskRunner for real: an embedder whose vectors hold a NaN
+// fails the embedder kit's vector check, and a runner that does not hand
+// its signal on (so an aborted run still sends its prompt and resolves)
+// fails the runner kit's abort check, each kit alone.
+func TestEmbedderAndRunnerKits(t *testing.T) {
+	dir := scaffoldInto(t, scaffold.Options{Name: "acme", SDKs: []string{"@acme/sdk"}, Contracts: []string{"embedder", "ai-task-runner"}})
+	installStandIn(t, dir)
+	embedderOK := regexp.MustCompile(`(?m)^ok \d+ - MemoryEmbedder passes better-supabase's testEmbedder kit$`)
+	runnerOK := regexp.MustCompile(`(?m)^ok \d+ - createAiTaskRunner passes better-supabase's testAiTaskRunner kit$`)
+	out, err := runTsx(t, dir, "--test", "test/kits.test.ts")
+	if err != nil || !strings.Contains(out, "# pass 2") || !strings.Contains(out, "# skipped 0") || !embedderOK.MatchString(out) || !runnerOK.MatchString(out) {
+		t.Fatalf("want both kits run and passing, got %v\n%s", err, out)
+	}
+
+	mutate := func(path string, edit func()) (string, error) {
+		t.Helper()
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit()
+		out, runErr := runTsx(t, dir, "--test", "test/kits.test.ts")
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out, runErr
+	}
+
+	// Scaling by zero makes every number NaN or an infinity.
+	embedder := filepath.Join(dir, "src", "memory-embedder.ts")
+	out, err = mutate(embedder, func() {
+		replaceIn(t, embedder, "return v.map((x) => x / norm);", "return v.map((x) => x / (norm - norm));")
+	})
+	if err == nil || !strings.Contains(out, "failed 1 of 4 checks") || !strings.Contains(out, "returns one finite vector per value, of one length: vector 0 holds") ||
+		embedderOK.MatchString(out) || !runnerOK.MatchString(out) {
+		t.Errorf("an embedder of NaNs: want the embedder kit alone to fail its vector check, got %v\n%s", err, out)
+	}
+
+	runner := filepath.Join(dir, "src", "memory-ai-task-runner.ts")
+	out, err = mutate(runner, func() {
+		replaceIn(t, runner, "    signal.throwIfAborted();\n    const written = await assistant({", "    const written = await assistant({")
+		replaceIn(t, runner, "      prompt: task.prompt,\n      signal,\n", "      prompt: task.prompt,\n      signal: new AbortController().signal,\n")
+	})
+	if err == nil || !strings.Contains(out, "failed 1 of 3 checks") || !strings.Contains(out, "stops on an aborted signal: a run given an aborted signal resolved") ||
+		runnerOK.MatchString(out) || !embedderOK.MatchString(out) {
+		t.Errorf("a runner that drops its signal: want the runner kit alone to fail its abort check, got %v\n%s", err, out)
 	}
 }

@@ -3,11 +3,15 @@
 // testing/streams.ts, testing/chat-state.ts, testing/credentials.ts,
 // testing/injectables.ts).
 import type {
+  AiTask,
+  AiTaskRun,
+  AiTaskRunner,
   BuilderStartCall,
   BuilderStarter,
   CredentialProvider,
   CredentialRef,
   CredentialSubject,
+  Embedder,
   GraphCompiler,
   StreamStore,
   WorkflowGraph,
@@ -76,3 +80,16 @@ export interface TestBuilderStarterOptions {
 }
 
 export declare function testBuilderStarter(start: BuilderStarter, options: TestBuilderStarterOptions): Promise<ConformanceReport>;
+
+export interface TestEmbedderOptions {
+  readonly values?: readonly string[];
+}
+
+export declare function testEmbedder(embedder: Embedder, options?: TestEmbedderOptions): Promise<ConformanceReport>;
+
+export interface TestAiTaskRunnerOptions {
+  readonly task: AiTask;
+  readonly run: AiTaskRun;
+}
+
+export declare function testAiTaskRunner(runner: AiTaskRunner, options: TestAiTaskRunnerOptions): Promise<ConformanceReport>;

@@ -1,4 +1,4 @@
-// Stand-ins for five of better-supabase's conformance kits
+// Stand-ins for seven of better-supabase's conformance kits
 // (better-supabase/testing), written by bsadapter from its record of each
 // kit: the signature, the checks and what each one asserts (docs/new.md
 // names the files and commits). Like upstream's, a kit runs every check,
@@ -370,6 +370,63 @@ export function testBuilderStarter(start, options) {
       must(typeof first === "string" && first.length > 0, `the start answered ${show(first)}, not a run id`);
       const again = await start(call);
       must(again === first, `the same call started ${show(first)}, then ${show(again)}`);
+    }],
+  ]);
+}
+
+/** testEmbedder checks an Embedder with the values the caller gives (two short texts unless it gives some): the four checks of upstream's kit. */
+export function testEmbedder(embedder, options = {}) {
+  const values = options.values ?? ["The quick brown fox.", "A lazy dog sleeps."];
+  return runChecks(`Embedder ${embedder.model}`, [
+    ["has apiVersion 1", () => {
+      must(embedder.apiVersion === 1, `apiVersion is ${embedder.apiVersion}`);
+    }],
+    ["names its model", () => {
+      must(typeof embedder.model === "string" && embedder.model.length > 0, `the model is ${show(embedder.model)}`);
+    }],
+    ["embeds nothing to nothing", async () => {
+      const vectors = await embedder.embed([]);
+      must(Array.isArray(vectors) && vectors.length === 0, `embedding no values answered ${show(vectors)}`);
+    }],
+    ["returns one finite vector per value, of one length", async () => {
+      must(values.length > 0, "the kit was given no values to embed");
+      const vectors = await embedder.embed(values);
+      must(Array.isArray(vectors) && vectors.length === values.length, `${values.length} values answered ${Array.isArray(vectors) ? vectors.length : show(vectors)} vectors`);
+      const length = Array.isArray(vectors[0]) ? vectors[0].length : 0;
+      must(length > 0, "the first vector is empty");
+      vectors.forEach((v, i) => {
+        must(Array.isArray(v) && v.length === length, `vector ${i} has ${Array.isArray(v) ? v.length : "no"} numbers, the first ${length}`);
+        const bad = v.findIndex((x) => typeof x !== "number" || !Number.isFinite(x));
+        must(bad === -1, `vector ${i} holds ${String(v[bad])} at ${bad}`);
+      });
+      const again = await embedder.embed([values[0]]);
+      must(again.length === 1 && again[0]?.length === length, `the first value embedded alone gave ${again.length} vectors of ${again[0]?.length} numbers, not one of ${length}`);
+    }],
+  ]);
+}
+
+/** testAiTaskRunner runs the one task and run the caller gives: the three checks of upstream's kit. */
+export function testAiTaskRunner(runner, options) {
+  const { task, run } = options;
+  return runChecks("AiTaskRunner", [
+    ["has apiVersion 1", () => {
+      must(runner.apiVersion === 1, `apiVersion is ${runner.apiVersion}`);
+    }],
+    ["resolves with nothing or a chat id", async () => {
+      const result = await runner(task, run, new AbortController().signal);
+      must(
+        result === undefined || (typeof result === "object" && result !== null && (result.chatId === undefined || typeof result.chatId === "string")),
+        `the run resolved with ${show(result)}`,
+      );
+    }],
+    ["stops on an aborted signal", async () => {
+      let rejected = false;
+      try {
+        await runner(task, run, AbortSignal.abort());
+      } catch {
+        rejected = true;
+      }
+      must(rejected, "a run given an aborted signal resolved");
     }],
   ]);
 }
