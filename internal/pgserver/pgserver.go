@@ -462,11 +462,33 @@ func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
 		}
 		// Not the owner of a database we did not create: let DROP say so.
 	}
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
+	_, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)")
+	var pgErr *pgconn.PgError
+	if err != nil && errors.As(err, &pgErr) && pgErr.Code == "42501" {
+		// FORCE ends every session on the database, and a role that is not
+		// a superuser may end only its own roles' sessions: an autovacuum
+		// worker that happens to be on the database (it has no role) makes
+		// FORCE fail. A plain DROP stops autovacuum workers itself and
+		// waits up to 5 s for other sessions to leave; such a session of
+		// another role may be on its way out, so it is tried a few times.
+		for try := 0; try < dropTries; try++ {
+			if _, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id); err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" || ctx.Err() != nil {
+				break
+			}
+		}
+		if err != nil && errors.As(err, &pgErr) && pgErr.Code == "55006" {
+			return fmt.Errorf("pgserver: drop database %s: sessions of a role this one may not end are still connected to it (a superuser, or a member of pg_signal_backend, may end them): %w", name, err)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("pgserver: drop database %s: %w", name, err)
 	}
 	return nil
 }
+
+// dropTries is how many times a plain DROP DATABASE (each waiting up to
+// 5 s for the other sessions to leave) is tried when FORCE may not be.
+var dropTries = 6
 
 // Template returns the name of a database prepared with t, for
 // CreateDatabase to clone. A server started with t in Options already has
