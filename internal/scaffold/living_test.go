@@ -354,6 +354,15 @@ func TestUpgradeUntouched(t *testing.T) {
 	dir, fresh := t.TempDir(), t.TempDir()
 	writeVersion(t, acme(dir, "chat", "streams"), prev, id)
 	generate(t, acme(fresh, "chat", "streams"))
+	applyUpgrade(t, dir)
+	sameTree(t, tree(t, dir), tree(t, fresh))
+}
+
+// applyUpgrade upgrades the adapter in dir in place (open it, plan its
+// upgrade, apply the plan), failing the test at any error, and answers
+// the plan.
+func applyUpgrade(t *testing.T, dir string) *Update {
+	t.Helper()
 	a, err := OpenAdapter(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +374,7 @@ func TestUpgradeUntouched(t *testing.T) {
 	if _, err := Apply(u); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, tree(t, dir), tree(t, fresh))
+	return u
 }
 
 func TestLivingBadInputs(t *testing.T) {
