@@ -101,10 +101,10 @@ func (h *E2E) TypeCheck(t *testing.T, dir string) {
 	h.Run(t, dir, h.Npm, "run", "typecheck")
 }
 
-// strictTSConfig extends the generated tsconfig.json with the strictest
+// StrictTSConfig extends the generated tsconfig.json with the strictest
 // settings in common use: inside a better-supabase checkout the checkout's
 // tsconfig applies, not the generated one.
-const strictTSConfig = `{"extends": "./tsconfig.json", "compilerOptions": {"exactOptionalPropertyTypes": true, "noImplicitOverride": true,
+const StrictTSConfig = `{"extends": "./tsconfig.json", "compilerOptions": {"exactOptionalPropertyTypes": true, "noImplicitOverride": true,
   "noPropertyAccessFromIndexSignature": true, "verbatimModuleSyntax": true, "isolatedModules": true, "noImplicitReturns": true,
   "noFallthroughCasesInSwitch": true, "noUnusedLocals": true, "noUnusedParameters": true}}`
 
@@ -112,7 +112,7 @@ const strictTSConfig = `{"extends": "./tsconfig.json", "compilerOptions": {"exac
 // settings in common use (written to tsconfig.strict.json there).
 func (h *E2E) TypeCheckStrict(t *testing.T, dir string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "tsconfig.strict.json"), []byte(strictTSConfig), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.strict.json"), []byte(StrictTSConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.Run(t, dir, h.Npm, "exec", "--no", "--", "tsc", "--noEmit", "-p", "tsconfig.strict.json")
