@@ -2,7 +2,6 @@ package scaffold_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
+	"github.com/bsadapter/bsadapter/internal/scaffold"
 	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
@@ -26,48 +26,15 @@ import (
 // conform --store=bridge' against it. One npm install is shared by all
 // the adapters: their devDependencies are the same.
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() && !testenv.InCI() {
-		t.Skip("-short: the end-to-end run installs node packages (never skipped under CI)")
-	}
-	testenv.Node(t)
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		testenv.Missing(t, "npm is not on PATH (install Node.js 20 or newer)")
-	}
+	h := scaffold.NewE2E(t, "the end-to-end run")
+	h.Timeout = 5 * time.Minute
 	corpus := filepath.Join(testenv.Corpus(t), "langchain")
-	work := t.TempDir()
-	bin := filepath.Join(work, "bsadapter")
-	build := exec.Command("go", "build", "-o", bin, "github.com/bsadapter/bsadapter/cmd/bsadapter")
-	build.Dir = testenv.RepoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
-	// The generated conformance tests find bsadapter through BSADAPTER.
-	env := append(os.Environ(), "NO_COLOR=1", "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false", "BSADAPTER="+bin)
-	runEnv := func(t *testing.T, env []string, dir string, name string, args ...string) []byte {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir = dir
-		cmd.Env = env
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s (in %s): %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), dir, err, stdout.Bytes(), stderr.Bytes())
-		}
-		return stdout.Bytes()
-	}
-	run := func(t *testing.T, dir string, name string, args ...string) []byte {
-		t.Helper()
-		return runEnv(t, env, dir, name, args...)
-	}
+	work, bin, npm := h.Work, h.Bin, h.Npm
 
 	// The adapters to check: folder, the 'new' arguments, run from where.
 	lc := filepath.Join(work, "langchain")
-	run(t, work, bin, "new", "langchain")
-	run(t, lc, npm, "install", "--legacy-peer-deps", "--no-audit", "--no-fund", "--prefer-offline")
+	h.Run(t, work, bin, "new", "langchain")
+	h.Install(t, lc)
 	modules := filepath.Join(lc, "node_modules")
 
 	// The generic adapter implements every contract: each interface's
@@ -76,8 +43,8 @@ func TestEndToEnd(t *testing.T) {
 	// whose types the memory World is checked against, to its
 	// devDependencies.
 	generic := filepath.Join(work, "acme")
-	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world,embedder,ai-task-runner", "--storage")
-	run(t, generic, npm, "install", "--legacy-peer-deps", "--no-audit", "--no-fund", "--prefer-offline")
+	h.Run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world,embedder,ai-task-runner", "--storage")
+	h.Install(t, generic)
 	if _, err := os.Stat(filepath.Join(generic, "node_modules", "@workflow", "world", "package.json")); err != nil {
 		t.Fatalf("npm install of an adapter with the world contract did not install @workflow/world: %v", err)
 	}
@@ -91,7 +58,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	// The subpath implements every contract too: its bridge's method
 	// groups sit in tests/langchain/bridge/.
-	run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world,embedder,ai-task-runner")
+	h.Run(t, checkout, bin, "new", "langchain", "--contracts", "chat,streams,workflows,chat-state,credentials,engine,builder,world,embedder,ai-task-runner")
 	subpath := filepath.Join(pkgDir, "tests", "langchain")
 
 	defaults := []string{"streams", "registry"}
@@ -110,17 +77,11 @@ func TestEndToEnd(t *testing.T) {
 				// Everything type-checks and every test passes without
 				// better-supabase installed (npm does not install the peer);
 				// the kits report themselves skipped.
-				run(t, c.dir, npm, "run", "typecheck")
+				h.TypeCheck(t, c.dir)
 				// The same code compiles under the strictest settings in
 				// common use: inside a better-supabase checkout the
 				// checkout's tsconfig applies, not the generated one.
-				strict := `{"extends": "./tsconfig.json", "compilerOptions": {"exactOptionalPropertyTypes": true, "noImplicitOverride": true,
-  "noPropertyAccessFromIndexSignature": true, "verbatimModuleSyntax": true, "isolatedModules": true, "noImplicitReturns": true,
-  "noFallthroughCasesInSwitch": true, "noUnusedLocals": true, "noUnusedParameters": true}}`
-				if err := os.WriteFile(filepath.Join(c.dir, "tsconfig.strict.json"), []byte(strict), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				run(t, c.dir, npm, "exec", "--no", "--", "tsc", "--noEmit", "-p", "tsconfig.strict.json")
+				h.TypeCheckStrict(t, c.dir)
 				tests, _ := filepath.Glob(filepath.Join(c.dir, "test", "*.test.ts"))
 				if len(tests) < 4 {
 					t.Fatalf("tests: %v", tests)
@@ -129,13 +90,13 @@ func TestEndToEnd(t *testing.T) {
 				for _, f := range tests {
 					args = append(args, filepath.Join("test", filepath.Base(f)))
 				}
-				out := run(t, c.dir, npm, args...)
+				out := h.Run(t, c.dir, npm, args...)
 				if !bytes.Contains(out, []byte("# fail 0")) || !bytes.Contains(out, []byte("better-supabase is not installed")) {
 					t.Errorf("npm test output:\n%s", out)
 				}
 				// npm test itself runs the suites that apply over the bridge
 				// (test/conform.test.ts), and passes.
-				out = run(t, c.dir, npm, "test")
+				out = h.Run(t, c.dir, npm, "test")
 				// Passed, not skipped: a skip adds " # SKIP reason" to the line.
 				ran := regexp.MustCompile(`(?m)^ok \d+ - the bridge passes every case of ` + regexp.QuoteMeta(strings.Join(c.suites, ", ")) + `$`)
 				if !bytes.Contains(out, []byte("# fail 0")) || !ran.Match(out) {
@@ -152,7 +113,7 @@ func TestEndToEnd(t *testing.T) {
 				}
 				bare := []string{"PATH=" + tools, "HOME=" + os.Getenv("HOME"), "NO_COLOR=1", "npm_config_update_notifier=false"}
 				tsx := filepath.Join(c.dir, "node_modules", ".bin", "tsx")
-				out = runEnv(t, bare, c.dir, tsx, "--test", "test/conform.test.ts")
+				out = h.RunEnv(t, bare, c.dir, tsx, "--test", "test/conform.test.ts")
 				if !bytes.Contains(out, []byte("# SKIP bsadapter is not installed: put it on PATH or set BSADAPTER")) || !bytes.Contains(out, []byte("# fail 0")) {
 					t.Errorf("conform.test.ts without bsadapter:\n%s", out)
 				}
@@ -165,14 +126,14 @@ func TestEndToEnd(t *testing.T) {
 			if !c.pkg {
 				// The generated conformance test runs in the checkout's
 				// tests folder as well.
-				out := run(t, c.dir, filepath.Join(modules, ".bin", "tsx"), "--test", "conform.test.ts")
+				out := h.Run(t, c.dir, filepath.Join(modules, ".bin", "tsx"), "--test", "conform.test.ts")
 				if !bytes.Contains(out, []byte("# fail 0")) || !bytes.Contains(out, []byte("ok 1 - the bridge passes every case of "+strings.Join(c.suites, ", ")+"\n")) {
 					t.Errorf("conform.test.ts in the checkout:\n%s", out)
 				}
 			}
-			checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json"), 1)
+			checkFixtures(t, h.Run(t, c.dir, bin, "check-fixtures", "--format", "json"), 1)
 			if c.corpus {
-				checkFixtures(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", corpus), 15)
+				checkFixtures(t, h.Run(t, c.dir, bin, "check-fixtures", "--format", "json", corpus), 15)
 			}
 			if c.name == "package-langchain" {
 				// Canonical messages from elsewhere keep every part field
@@ -180,10 +141,10 @@ func TestEndToEnd(t *testing.T) {
 				// reads every number as a float64, which is not the
 				// converter's doing.
 				for _, seed := range []string{"1", "2"} {
-					checkGenerated(t, run(t, c.dir, bin, "check-fixtures", "--format", "json", "--generate", "400", "--seed", seed, "--float64"), 400)
+					checkGenerated(t, h.Run(t, c.dir, bin, "check-fixtures", "--format", "json", "--generate", "400", "--seed", seed, "--float64"), 400)
 				}
 			}
-			checkConform(t, run(t, c.dir, bin, "conform", "--store=bridge", "--format", "json"), c.suites)
+			checkConform(t, h.Run(t, c.dir, bin, "conform", "--store=bridge", "--format", "json"), c.suites)
 		})
 	}
 }

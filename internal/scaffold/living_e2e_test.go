@@ -2,17 +2,12 @@ package scaffold
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/bsadapter/bsadapter/internal/testenv"
 )
 
 var bridgePassed = regexp.MustCompile(`(?m)^\s*ok \d+ - the bridge passes every case of streams, chat-state, credentials$`)
@@ -32,50 +27,12 @@ var bridgePassed = regexp.MustCompile(`(?m)^\s*ok \d+ - the bridge passes every 
 //
 // The three adapters have the same dependencies and share one install.
 func TestLivingEndToEnd(t *testing.T) {
-	if testing.Short() && !testenv.InCI() {
-		t.Skip("-short: the end-to-end run installs node packages (never skipped under CI)")
-	}
-	testenv.Node(t)
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		testenv.Missing(t, "npm is not on PATH (install Node.js 20 or newer)")
-	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "bsadapter")
-	build := exec.Command("go", "build", "-o", bin, "github.com/bsadapter/bsadapter/cmd/bsadapter")
-	build.Dir = testenv.RepoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	env := append(os.Environ(), "NO_COLOR=1", "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false", "BSADAPTER="+bin)
-	exec1 := func(t *testing.T, dir string, wantCode int, name string, args ...string) []byte {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir, cmd.Env = dir, env
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
-		}
-		if code != wantCode {
-			t.Fatalf("%s %s (in %s): exit %d, want %d\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), dir, code, wantCode, stdout.Bytes(), stderr.Bytes())
-		}
-		return append(stdout.Bytes(), stderr.Bytes()...)
-	}
-	run := func(t *testing.T, dir string, name string, args ...string) []byte {
-		t.Helper()
-		return exec1(t, dir, 0, name, args...)
-	}
+	h := NewE2E(t, "the end-to-end run")
+	work, bin, npm := h.Work, h.Bin, h.Npm
 	npmTest := func(t *testing.T, dir string) {
 		t.Helper()
-		run(t, dir, npm, "run", "typecheck")
-		out := run(t, dir, npm, "test")
+		h.TypeCheck(t, dir)
+		out := h.Run(t, dir, npm, "test")
 		// Passed, not skipped: a skip adds " # SKIP reason" to the line.
 		if !bytes.Contains(out, []byte("# fail 0")) || !bridgePassed.Match(out) {
 			t.Errorf("npm test in %s:\n%s", dir, out)
@@ -85,19 +42,19 @@ func TestLivingEndToEnd(t *testing.T) {
 
 	// (a) new, then add.
 	added := filepath.Join(work, "added")
-	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", "chat,streams", "--dir", added)
-	out := run(t, added, bin, "add", "credentials", "chat-state", "--dry-run")
+	h.Run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", "chat,streams", "--dir", added)
+	out := h.Run(t, added, bin, "add", "credentials", "chat-state", "--dry-run")
 	if !bytes.Contains(out, []byte("+ src/memory-credentials.ts")) || !bytes.Contains(out, []byte("dry run: nothing was written")) {
 		t.Errorf("add --dry-run:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(added, "src", "memory-credentials.ts")); err == nil {
 		t.Fatal("add --dry-run wrote a file")
 	}
-	run(t, added, bin, "add", "credentials", "chat-state")
+	h.Run(t, added, bin, "add", "credentials", "chat-state")
 	want := filepath.Join(work, "want")
-	run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", four, "--dir", want)
+	h.Run(t, work, bin, "new", "acme", "--sdk", "@acme/sdk", "--contracts", four, "--dir", want)
 	sameTree(t, tree(t, added), tree(t, want))
-	run(t, added, npm, "install", "--legacy-peer-deps", "--no-audit", "--no-fund", "--prefer-offline")
+	h.Install(t, added)
 	modules := filepath.Join(added, "node_modules")
 	t.Run("add", func(t *testing.T) {
 		npmTest(t, added)
@@ -105,7 +62,7 @@ func TestLivingEndToEnd(t *testing.T) {
 			Summary struct{ Passed, Failed int }
 			Results []struct{ Suite, Outcome string }
 		}
-		out := run(t, added, bin, "conform", "--store=bridge", "--suite", "streams,chat-state,credentials", "--format", "json")
+		out := h.Run(t, added, bin, "conform", "--store=bridge", "--suite", "streams,chat-state,credentials", "--format", "json")
 		if err := json.Unmarshal(out, &r); err != nil {
 			t.Fatalf("conform: %v\n%s", err, out)
 		}
@@ -118,7 +75,7 @@ func TestLivingEndToEnd(t *testing.T) {
 		if r.Summary.Failed != 0 || passed["streams"] == 0 || passed["chat-state"] == 0 || passed["credentials"] == 0 {
 			t.Errorf("conform --store=bridge: %+v, passed per suite %v", r.Summary, passed)
 		}
-		out = run(t, added, bin, "upgrade")
+		out = h.Run(t, added, bin, "upgrade")
 		if !bytes.Contains(out, []byte("is up to date")) {
 			t.Errorf("upgrade right after add:\n%s", out)
 		}
@@ -138,22 +95,11 @@ func TestLivingEndToEnd(t *testing.T) {
 		t.Helper()
 		// This bsadapter binary does not hold the stand-in previous
 		// version: it refuses rather than guess a base.
-		out := exec1(t, dir, 2, bin, "upgrade")
-		if !bytes.Contains(out, []byte("template version "+id+" is not one this bsadapter can reproduce")) {
+		stdout, stderr := h.RunExit(t, dir, []int{2}, bin, "upgrade")
+		if out := append(stdout, stderr...); !bytes.Contains(out, []byte("template version "+id+" is not one this bsadapter can reproduce")) {
 			t.Errorf("upgrade by a bsadapter without the version:\n%s", out)
 		}
-		a, err := OpenAdapter(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := PlanUpgrade(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Apply(u); err != nil {
-			t.Fatal(err)
-		}
-		return u
+		return applyUpgrade(t, dir)
 	}
 
 	t.Run("upgrade-edited", func(t *testing.T) {

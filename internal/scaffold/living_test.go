@@ -285,14 +285,7 @@ func TestUpgradeFromPrevious(t *testing.T) {
 	dir := t.TempDir()
 	writeVersion(t, acme(dir, "chat", "streams"), prev, id)
 	authorEdits(t, dir)
-	a, err := OpenAdapter(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := PlanUpgrade(a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := planUpgrade(t, dir)
 	kinds := map[string]ChangeKind{}
 	for _, c := range u.Changes {
 		kinds[c.Path] = c.Kind
@@ -340,8 +333,8 @@ func TestUpgradeFromPrevious(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "src", "chat.ts")); string(b) != now["src/chat.ts"] {
 		t.Error("chat.ts resolved to the template's side is not the template's file")
 	}
-	a, _ = OpenAdapter(dir)
-	u, err = PlanUpgrade(a)
+	a, _ := OpenAdapter(dir)
+	u, err := PlanUpgrade(a)
 	if err != nil || !u.Empty() {
 		t.Fatalf("second upgrade: %v %+v", err, u)
 	}
@@ -354,6 +347,26 @@ func TestUpgradeUntouched(t *testing.T) {
 	dir, fresh := t.TempDir(), t.TempDir()
 	writeVersion(t, acme(dir, "chat", "streams"), prev, id)
 	generate(t, acme(fresh, "chat", "streams"))
+	applyUpgrade(t, dir)
+	sameTree(t, tree(t, dir), tree(t, fresh))
+}
+
+// applyUpgrade upgrades the adapter in dir in place (open it, plan its
+// upgrade, apply the plan), failing the test at any error, and answers
+// the plan.
+func applyUpgrade(t *testing.T, dir string) *Update {
+	t.Helper()
+	u := planUpgrade(t, dir)
+	if _, err := Apply(u); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// planUpgrade opens the adapter in dir and plans its upgrade, failing the
+// test at any error.
+func planUpgrade(t *testing.T, dir string) *Update {
+	t.Helper()
 	a, err := OpenAdapter(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -362,10 +375,7 @@ func TestUpgradeUntouched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Apply(u); err != nil {
-		t.Fatal(err)
-	}
-	sameTree(t, tree(t, dir), tree(t, fresh))
+	return u
 }
 
 func TestLivingBadInputs(t *testing.T) {

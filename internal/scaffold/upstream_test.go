@@ -28,14 +28,6 @@ func nodeTypes(t *testing.T) string {
 	return dir
 }
 
-// strictConfig is the generated tsconfig with the strictest settings in
-// common use, as in TestEndToEnd: exactOptionalPropertyTypes among them
-// matters here, since upstream's optional fields take no undefined.
-const strictConfig = `{"extends": "./tsconfig.json", "compilerOptions": {"exactOptionalPropertyTypes": true, "noImplicitOverride": true,
-  "noPropertyAccessFromIndexSignature": true, "verbatimModuleSyntax": true, "isolatedModules": true, "noImplicitReturns": true,
-  "noFallthroughCasesInSwitch": true, "noUnusedLocals": true, "noUnusedParameters": true}}
-`
-
 var tscError = regexp.MustCompile(`(?m)^(\S+)\(\d+,\d+\): error TS\d+`)
 
 // The generated code type-checks against declarations written from
@@ -78,7 +70,10 @@ func TestGeneratedTypesMatchUpstream(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for name, data := range map[string][]byte{"tsconfig.upstream.json": []byte(strictConfig), "test/upstream.check.ts": check} {
+		// The strictest settings in common use, as in TestEndToEnd:
+		// exactOptionalPropertyTypes among them matters here, since
+		// upstream's optional fields take no undefined.
+		for name, data := range map[string][]byte{"tsconfig.upstream.json": []byte(scaffold.StrictTSConfig), "test/upstream.check.ts": check} {
 			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
