@@ -125,7 +125,11 @@ type caseState struct {
 	// shared says that the case's store is shared with the other cases
 	// of the run (a bridge): what a purge returns counts their rows too.
 	shared bool
-	seq    int
+	// private says that the case works on a subject of its own, which no
+	// other case sees (a database cloned for it): its whole-store steps
+	// reach nothing of theirs, so they need not wait for them.
+	private bool
+	seq     int
 
 	// Set by the runner: the run's gate, this case's parallel slot,
 	// whether the case is Isolated (may make whole-store steps), and its

@@ -233,3 +233,37 @@ func TestOutranCaseRunsAgain(t *testing.T) {
 		t.Error("a case whose rows are aged counted as outrun")
 	}
 }
+
+// A whole-store step of a case on a subject of its own (T.SetPrivate)
+// reaches no other case: it runs while they are in flight, and it still
+// must come from an Isolated case. Here the ordinary case waits, inside
+// its shared hold of the gate, for the step: a step that waited for the
+// gate would never come (the case's timeout ends it).
+func TestPrivateStepsRunAmongOtherCases(t *testing.T) {
+	stepped := make(chan struct{})
+	cases := fakeSuite("streams",
+		CaseOf[bare]{ID: "streams/waits-for-the-step", Timeout: 2 * time.Second, Run: func(t *T, _ bare) {
+			select {
+			case <-stepped:
+			case <-t.Context().Done():
+				t.Fatal(errors.New("the private case's step did not run while this case was in flight"))
+			}
+		}},
+		CaseOf[bare]{ID: "streams/private-step", Isolated: true, Timeout: 2 * time.Second, Run: func(t *T, _ bare) {
+			t.SetPrivate()
+			time.Sleep(50 * time.Millisecond) // the other case holds the gate by now
+			t.Error(t.Alone(PurgeOf("streams", time.Hour), func() error { close(stepped); return nil }))
+		}},
+		CaseOf[bare]{ID: "streams/private-not-isolated", Run: func(t *T, _ bare) {
+			t.SetPrivate()
+			if err := t.Alone(PurgeOf("streams", time.Hour), func() error { return nil }); !errors.Is(err, errNotIsolated) {
+				t.Fatal(fmt.Errorf("a step of a case that is not Isolated: %v, want %v", err, errNotIsolated))
+			}
+		}}).Cases
+	rep := Run(t.Context(), &fakeStore{}, cases, Options{Parallel: 3})
+	for _, r := range rep.Results {
+		if r.Outcome != Pass {
+			t.Errorf("%s: %s %s", r.ID, r.Outcome, FailureText(r))
+		}
+	}
+}

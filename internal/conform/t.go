@@ -66,6 +66,12 @@ func (t *T) SetPrefix(p string) { t.s.prefix = p }
 // a store's opener calls it.
 func (t *T) SetShared() { t.s.shared = true }
 
+// SetPrivate marks the case's subject as its own, seen by no other case
+// (a database cloned for it): its whole-store steps (T.Alone) then run at
+// once, with the other cases in flight, since they cannot reach what
+// those cases store or wait for. A store's opener calls it.
+func (t *T) SetPrivate() { t.s.private = true }
+
 // SetClock gives the case the store's movable clock; a store's opener
 // calls it.
 func (t *T) SetClock(c Clock) { t.s.clock = c }

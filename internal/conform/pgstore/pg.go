@@ -203,6 +203,9 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Its purges reach only its own database: they need not wait for the
+	// cases on the shared one.
+	t.SetPrivate()
 	t.Cleanup(func() {
 		db.close()
 		_ = p.srv.DropDatabase(context.Background(), db.name)
@@ -215,8 +218,8 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 type pgDB struct {
 	srv    *pgserver.Server
 	name   string
-	conns  chan *pgx.Conn // acting as the service role
-	admins chan *pgx.Conn // acting as the connecting role
+	conns  chan *pgx.Conn // idle, acting as the service role
+	admins chan *pgx.Conn // idle, acting as the connecting role
 	// slots bounds the connections in use at once, whatever --parallel
 	// asks, so that a run stays within the server's max_connections.
 	slots chan struct{}
@@ -259,24 +262,62 @@ func (d *pgDB) release() { <-d.slots }
 
 // with runs fn on a pooled connection acting as the service role.
 func (d *pgDB) with(ctx context.Context, fn func(*pgx.Conn) error) error {
+	return d.use(ctx, true, fn)
+}
+
+// admin runs fn on a pooled connection as the connecting role.
+func (d *pgDB) admin(ctx context.Context, fn func(*pgx.Conn) error) error {
+	return d.use(ctx, false, fn)
+}
+
+// actAsService makes a connection act as the service role, as PostgREST
+// does with the service key: the claims first, then the role. The blocks
+// recognise the service role by that claim (or by a login of the server's
+// admin roles), so this works for any login that may become service_role.
+const actAsService = `select pg_catalog.set_config('request.jwt.claims', '{"role":"service_role"}', false); set role service_role`
+
+// actAsOwner undoes actAsService: the connection acts as the connecting
+// role again, with no claims, as a new one does.
+const actAsOwner = `reset role; reset request.jwt.claims`
+
+// use runs fn on a pooled connection acting as the service role (service)
+// or as the connecting role. Every new connection costs the server a
+// process and the warm-up of its caches, so a connection idle in the
+// other role is switched over rather than a new one opened: the run then
+// opens only as many connections as it has calls in flight at once.
+func (d *pgDB) use(ctx context.Context, service bool, fn func(*pgx.Conn) error) error {
 	if err := d.acquire(ctx); err != nil {
 		return err
 	}
 	defer d.release()
+	same, other := d.admins, d.conns
+	if service {
+		same, other = d.conns, d.admins
+	}
 	var c *pgx.Conn
+	var switched bool
 	select {
-	case c = <-d.conns:
+	case c = <-same:
 	default:
-		var err error
-		if c, err = d.connect(ctx); err != nil {
-			return err
+		select {
+		case c = <-other:
+			switched = true
+		default:
+			var err error
+			if c, err = d.connect(ctx); err != nil {
+				return err
+			}
+			switched = service
 		}
-		// As PostgREST does with the service key: the claims first, then
-		// the role. The blocks recognise the service role by that claim
-		// (or by a login of the server's admin roles), so this works for
-		// any login that may become service_role.
-		if _, err := c.Exec(ctx, `select pg_catalog.set_config('request.jwt.claims', '{"role":"service_role"}', false); set role service_role`); err != nil {
-			return fmt.Errorf("act as service_role: %w", err)
+	}
+	if switched {
+		sql, as := actAsOwner, "act as the connecting role"
+		if service {
+			sql, as = actAsService, "act as service_role"
+		}
+		if _, err := c.Exec(ctx, sql); err != nil {
+			c.Close(context.Background())
+			return fmt.Errorf("%s: %w", as, err)
 		}
 	}
 	err := fn(c)
@@ -286,35 +327,7 @@ func (d *pgDB) with(ctx context.Context, fn func(*pgx.Conn) error) error {
 		return err
 	}
 	select {
-	case d.conns <- c:
-	default:
-		c.Close(context.Background())
-	}
-	return err
-}
-
-// admin runs fn on a pooled connection as the connecting role.
-func (d *pgDB) admin(ctx context.Context, fn func(*pgx.Conn) error) error {
-	if err := d.acquire(ctx); err != nil {
-		return err
-	}
-	defer d.release()
-	var c *pgx.Conn
-	select {
-	case c = <-d.admins:
-	default:
-		var err error
-		if c, err = d.connect(ctx); err != nil {
-			return err
-		}
-	}
-	err := fn(c)
-	if c.IsClosed() || c.PgConn().TxStatus() != 'I' || ctx.Err() != nil {
-		c.Close(context.Background())
-		return err
-	}
-	select {
-	case d.admins <- c:
+	case same <- c:
 	default:
 		c.Close(context.Background())
 	}
