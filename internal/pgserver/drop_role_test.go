@@ -4,7 +4,6 @@ package pgserver
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -17,30 +16,8 @@ import (
 // while one is on the database: the drop then waits for the session to
 // leave instead of failing, and says what to do when it does not.
 func TestDropWaitsForASessionItMayNotEnd(t *testing.T) {
-	needLocal(t)
 	ctx := context.Background()
-	host, err := Start(ctx, Options{Strategy: "local"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		pid, dir := host.pid, host.runDir
-		host.Close()
-		checkNothingLeft(t, pid, dir)
-	}()
-	admin, err := host.Connect(ctx, "postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	for _, q := range []string{"create role maker login createdb", "create role other login"} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dsnFor := func(role, db string) string {
-		return fmt.Sprintf("postgres://%s@/%s?host=%s&sslmode=disable", role, db, host.runDir)
-	}
+	host, _, dsnFor := hostWith(t, "create role maker login createdb", "create role other login")
 	s, err := Start(ctx, Options{Strategy: "dsn", DSN: dsnFor("maker", "postgres")})
 	if err != nil {
 		t.Fatal(err)

@@ -834,34 +834,44 @@ func TestPingEndpointAnswers(t *testing.T) {
 	}
 }
 
-// The dsn strategy against a server the test starts: a role that may create
-// databases works only in databases of its own and drops them; a role that
-// may not gets an error that says so.
-func TestDSN(t *testing.T) {
+// hostWith starts a local server for the test, runs setup on it as the
+// superuser, and returns it, that superuser's connection and the DSN of a
+// role on one of its databases; at the end of the test the server is gone
+// and has left nothing behind.
+func hostWith(t *testing.T, setup ...string) (host *Server, admin *pgx.Conn, dsnFor func(role, db string) string) {
+	t.Helper()
 	needLocal(t)
 	ctx := context.Background()
 	host, err := Start(ctx, Options{Strategy: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		pid, dir := host.pid, host.runDir
 		host.Close()
 		checkNothingLeft(t, pid, dir)
-	}()
-	admin, err := host.Connect(ctx, "postgres")
+	})
+	admin, err = host.Connect(ctx, "postgres")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close(ctx)
-	for _, q := range []string{"create role maker login createdb createrole", "create role plain login", "create database userdb owner maker"} {
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	for _, q := range setup {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	dsnFor := func(role, db string) string {
+	return host, admin, func(role, db string) string {
 		return fmt.Sprintf("postgres://%s@/%s?host=%s&sslmode=disable", role, db, host.runDir)
 	}
+}
+
+// The dsn strategy against a server the test starts: a role that may create
+// databases works only in databases of its own and drops them; a role that
+// may not gets an error that says so.
+func TestDSN(t *testing.T) {
+	ctx := context.Background()
+	host, admin, dsnFor := hostWith(t, "create role maker login createdb createrole", "create role plain login", "create database userdb owner maker")
 	before := databases(t, host)
 	probeRoles := func() (n int) {
 		admin.QueryRow(ctx, "select count(*) from pg_roles where rolname = $1", probeRole).Scan(&n)
@@ -871,7 +881,7 @@ func TestDSN(t *testing.T) {
 		t.Fatalf("the server already has the template's role")
 	}
 
-	_, err = Start(ctx, Options{Strategy: "dsn", DSN: dsnFor("plain", "postgres")})
+	_, err := Start(ctx, Options{Strategy: "dsn", DSN: dsnFor("plain", "postgres")})
 	if err == nil || !strings.Contains(err.Error(), `role "plain" may not create databases`) || !strings.Contains(err.Error(), "CREATEDB") {
 		t.Errorf("a role without CREATEDB: %v", err)
 	}
