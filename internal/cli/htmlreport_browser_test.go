@@ -233,9 +233,17 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 // startBrowser starts one headless Chromium for the test, its profile in
 // dir, and stops it when the test ends.
 func startBrowser(t *testing.T, chromium, dir string) context.Context {
+	// The profile has a folder of its own, removed once the browser is
+	// gone: Chromium's helper processes may still write to it for a
+	// moment after the browser exits (on a busy machine, while the test's
+	// own temporary folder was being removed).
+	profile, err := os.MkdirTemp("", "bsadapter-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
 		chromedp.ExecPath(chromium),
-		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1100, 800),
 		chromedp.Flag("disable-gpu", true),
 		// Root (as in the CI container) cannot use the sandbox.
@@ -249,10 +257,28 @@ func startBrowser(t *testing.T, chromium, dir string) context.Context {
 		t.Fatalf("starting %s: %v", chromium, err)
 	}
 	t.Cleanup(func() {
+		// Close the browser as a user would, then end what is left.
+		if err := chromedp.Cancel(bctx); err != nil {
+			t.Logf("closing the browser: %v", err)
+		}
 		cancelBrowser()
 		cancelAlloc()
+		removeWhenQuiet(t, profile)
 	})
 	return bctx
+}
+
+// removeWhenQuiet removes dir, again while something still writes into
+// it, for up to a minute.
+func removeWhenQuiet(t *testing.T, dir string) {
+	var err error
+	for try := 0; try < 600; try++ {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("the browser's profile %s could not be removed: %v", dir, err)
 }
 
 // reportOfRun runs bsadapter with args, printing JSON and writing the HTML
