@@ -181,7 +181,7 @@ func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgDB{srv: p.srv, name: name, timeCols: &p.timeCols, conns: make(chan *pgx.Conn, maxConns), admins: make(chan *pgx.Conn, maxConns), slots: make(chan struct{}, maxConns)}, nil
+	return &pgDB{srv: p.srv, name: name, timeCols: &p.timeCols, slots: make(chan struct{}, maxConns)}, nil
 }
 
 // Decline says why pg has no suite of an adapter's own code.
@@ -216,16 +216,17 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 // pgDB is one database with a small pool of connections that act as the
 // service role, and admin connections as the connecting role.
 type pgDB struct {
-	srv    *pgserver.Server
-	name   string
-	conns  chan *pgx.Conn // idle, acting as the service role
-	admins chan *pgx.Conn // idle, acting as the connecting role
+	srv  *pgserver.Server
+	name string
 	// slots bounds the connections in use at once, whatever --parallel
 	// asks, so that a run stays within the server's max_connections.
 	slots chan struct{}
 	mu    sync.Mutex
 	all   []*pgx.Conn
-	done  bool
+	// idle holds the idle connections acting as the service role (true)
+	// and as the connecting role (false), the most recently used last.
+	idle map[bool][]*pgx.Conn
+	done bool
 	// timeCols caches, per table, its timestamp columns (the store's).
 	timeCols *sync.Map
 }
@@ -282,33 +283,24 @@ const actAsOwner = `reset role; reset request.jwt.claims`
 
 // use runs fn on a pooled connection acting as the service role (service)
 // or as the connecting role. Every new connection costs the server a
-// process and the warm-up of its caches, so a connection idle in the
-// other role is switched over rather than a new one opened: the run then
-// opens only as many connections as it has calls in flight at once.
+// process and the warm-up of its caches (catalog entries, compiled
+// functions, plans), so the most recently used idle connection is taken
+// first, one idle in the other role is switched over rather than a new
+// one opened, and only as many are opened as calls are in flight at once.
+// Taking the warmest first keeps the work on few, warm server processes
+// after a burst of concurrent calls opened many.
 func (d *pgDB) use(ctx context.Context, service bool, fn func(*pgx.Conn) error) error {
 	if err := d.acquire(ctx); err != nil {
 		return err
 	}
 	defer d.release()
-	same, other := d.admins, d.conns
-	if service {
-		same, other = d.conns, d.admins
-	}
-	var c *pgx.Conn
-	var switched bool
-	select {
-	case c = <-same:
-	default:
-		select {
-		case c = <-other:
-			switched = true
-		default:
-			var err error
-			if c, err = d.connect(ctx); err != nil {
-				return err
-			}
-			switched = service
+	c, switched := d.take(service)
+	if c == nil {
+		var err error
+		if c, err = d.connect(ctx); err != nil {
+			return err
 		}
+		switched = service
 	}
 	if switched {
 		sql, as := actAsOwner, "act as the connecting role"
@@ -326,12 +318,31 @@ func (d *pgDB) use(ctx context.Context, service bool, fn func(*pgx.Conn) error) 
 		c.Close(context.Background())
 		return err
 	}
-	select {
-	case same <- c:
-	default:
-		c.Close(context.Background())
+	d.mu.Lock()
+	if !d.done {
+		if d.idle == nil {
+			d.idle = map[bool][]*pgx.Conn{}
+		}
+		d.idle[service] = append(d.idle[service], c)
 	}
+	d.mu.Unlock()
 	return err
+}
+
+// take returns the most recently used idle connection acting in the
+// role asked for, or else the most recently used one acting in the other
+// (switched is then true), or nil when none is idle.
+func (d *pgDB) take(service bool) (c *pgx.Conn, switched bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, role := range []bool{service, !service} {
+		if n := len(d.idle[role]); n > 0 {
+			c = d.idle[role][n-1]
+			d.idle[role] = d.idle[role][:n-1]
+			return c, role != service
+		}
+	}
+	return nil, false
 }
 
 // as runs fn in a transaction as caller (with its JWT claims).
@@ -355,7 +366,7 @@ func (d *pgDB) close() {
 	d.mu.Lock()
 	d.done = true
 	all := d.all
-	d.all = nil
+	d.all, d.idle = nil, nil
 	d.mu.Unlock()
 	for _, c := range all {
 		c.Close(context.Background())
