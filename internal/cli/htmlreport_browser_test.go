@@ -33,7 +33,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	node := testenv.Node(t)
 	root := testenv.RepoRoot(t)
 	dir := t.TempDir()
-	browser := startBrowser(t, chromium, dir)
+	browser := startBrowser(t, chromium)
 	nodeBridge := fmt.Sprintf("'%s' '%s'", node, filepath.Join(root, "internal", "bridge", "testdata", "nodebridge.mjs"))
 
 	t.Run("failing converter", func(t *testing.T) {
@@ -230,9 +230,9 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 	}
 }
 
-// startBrowser starts one headless Chromium for the test, its profile in
-// dir, and stops it when the test ends.
-func startBrowser(t *testing.T, chromium, dir string) context.Context {
+// startBrowser starts one headless Chromium for the test and stops it when
+// the test ends.
+func startBrowser(t *testing.T, chromium string) context.Context {
 	// The profile has a folder of its own, removed once the browser is
 	// gone: Chromium's helper processes may still write to it for a
 	// moment after the browser exits (on a busy machine, while the test's
@@ -251,11 +251,6 @@ func startBrowser(t *testing.T, chromium, dir string) context.Context {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	if err := chromedp.Run(bctx); err != nil {
-		cancelBrowser()
-		cancelAlloc()
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
 	t.Cleanup(func() {
 		// Close the browser as a user would, then end what is left.
 		if err := chromedp.Cancel(bctx); err != nil {
@@ -265,6 +260,9 @@ func startBrowser(t *testing.T, chromium, dir string) context.Context {
 		cancelAlloc()
 		removeWhenQuiet(t, profile)
 	})
+	if err := chromedp.Run(bctx); err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
 	return bctx
 }
 

@@ -181,7 +181,7 @@ func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgDB{srv: p.srv, name: name, timeCols: &p.timeCols, slots: make(chan struct{}, maxConns)}, nil
+	return &pgDB{srv: p.srv, name: name, timeCols: &p.timeCols, slots: make(chan struct{}, maxConns), idle: map[bool][]*pgx.Conn{}}, nil
 }
 
 // Decline says why pg has no suite of an adapter's own code.
@@ -213,8 +213,8 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 	return db, nil
 }
 
-// pgDB is one database with a small pool of connections that act as the
-// service role, and admin connections as the connecting role.
+// pgDB is one database with a small pool of connections, each acting as
+// the service role or as the connecting role (admin) as a call asks.
 type pgDB struct {
 	srv  *pgserver.Server
 	name string
@@ -320,9 +320,6 @@ func (d *pgDB) use(ctx context.Context, service bool, fn func(*pgx.Conn) error) 
 	}
 	d.mu.Lock()
 	if !d.done {
-		if d.idle == nil {
-			d.idle = map[bool][]*pgx.Conn{}
-		}
 		d.idle[service] = append(d.idle[service], c)
 	}
 	d.mu.Unlock()

@@ -13,21 +13,8 @@ import (
 // is switched over, acting exactly as a new connection of that role
 // would, rather than a new one opened.
 func TestConnectionsSwitchRoles(t *testing.T) {
-	srv := pgtest.Server(t)
 	ctx := t.Context()
-	tpl, err := srv.Template(ctx, blocks.Template{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := &pgStore{srv: srv, template: tpl}
-	db, err := st.clone(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		db.close()
-		_ = srv.DropDatabase(context.Background(), db.name)
-	}()
+	db := testDB(t)
 	type who struct{ user, session, claims string }
 	ask := func(use func(context.Context, func(*pgx.Conn) error) error) who {
 		t.Helper()
@@ -53,4 +40,68 @@ func TestConnectionsSwitchRoles(t *testing.T) {
 	if opened != 1 {
 		t.Errorf("%d connections opened for calls one at a time, want 1", opened)
 	}
+}
+
+// After a burst of concurrent calls opened several connections, calls
+// one at a time go to the most recently used one, the warmest, rather
+// than rotating through every connection the burst opened.
+func TestConnectionsWarmestFirst(t *testing.T) {
+	ctx := t.Context()
+	db := testDB(t)
+	pid := func(c *pgx.Conn) int { return int(c.PgConn().PID()) }
+	// Three calls in flight at once: each nested call holds the outer
+	// one's connection, so three are opened; the innermost ends first.
+	var last int
+	if err := db.with(ctx, func(a *pgx.Conn) error {
+		last = pid(a)
+		return db.with(ctx, func(b *pgx.Conn) error {
+			return db.with(ctx, func(c *pgx.Conn) error {
+				if pid(a) == pid(b) || pid(b) == pid(c) || pid(a) == pid(c) {
+					t.Fatalf("nested calls share a connection: %d %d %d", pid(a), pid(b), pid(c))
+				}
+				return nil
+			})
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The outermost call's connection was returned last: every call now
+	// takes it (a queue would hand out the innermost's first).
+	for i := range 4 {
+		if err := db.with(ctx, func(c *pgx.Conn) error {
+			if pid(c) != last {
+				t.Errorf("call %d one at a time went to server process %d, want %d (the most recently used)", i, pid(c), last)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.mu.Lock()
+	opened := len(db.all)
+	db.mu.Unlock()
+	if opened != 3 {
+		t.Errorf("%d connections opened, want 3", opened)
+	}
+}
+
+// testDB returns a clone of the blocks' template on the test server,
+// closed and dropped when the test ends.
+func testDB(t *testing.T) *pgDB {
+	t.Helper()
+	srv := pgtest.Server(t)
+	tpl, err := srv.Template(t.Context(), blocks.Template{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &pgStore{srv: srv, template: tpl}
+	db, err := st.clone(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.close()
+		_ = srv.DropDatabase(context.Background(), db.name)
+	})
+	return db
 }
