@@ -240,7 +240,9 @@ func TestBridgeDocExampleConforms(t *testing.T) {
 
 func exampleConforms(t *testing.T, opts ...bridgestore.Option) {
 	argv := exampleBridge(t)
-	store, err := bridgestore.New(t.Context(), bridge.Options{Command: argv, ClientVersion: "0.0.0-test"}, opts...)
+	// Not t.Context(): it ends before the cleanup closes the bridge, which
+	// would then be killed rather than shut down.
+	store, err := bridgestore.New(context.WithoutCancel(t.Context()), bridge.Options{Command: argv, ClientVersion: "0.0.0-test"}, opts...)
 	if err != nil {
 		t.Fatalf("starting the example bridge: %v", err)
 	}

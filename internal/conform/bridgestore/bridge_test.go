@@ -28,7 +28,9 @@ func nodeStore(t *testing.T, flags ...string) conform.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 2 * time.Minute})
+	// Not t.Context(): it ends before the cleanup closes the bridge, which
+	// would then be killed rather than shut down.
+	st, err := bridgestore.New(context.WithoutCancel(t.Context()), bridge.Options{Command: append([]string{node, script}, flags...), Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("start the node store: %v", err)
 	}

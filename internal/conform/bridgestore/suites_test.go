@@ -32,7 +32,9 @@ func nodeBridgeWith(t *testing.T, script, what string, opts []bridgestore.Option
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: append([]string{node, path}, flags...), Timeout: 2 * time.Minute}, opts...)
+	// Not t.Context(): it ends before the cleanup closes the bridge, which
+	// would then be killed rather than shut down.
+	st, err := bridgestore.New(context.WithoutCancel(t.Context()), bridge.Options{Command: append([]string{node, path}, flags...), Timeout: 2 * time.Minute}, opts...)
 	if err != nil {
 		t.Fatalf("start %s: %v", what, err)
 	}

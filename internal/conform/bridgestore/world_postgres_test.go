@@ -83,7 +83,9 @@ func TestBridgeWorldPostgresOnTheBlock(t *testing.T) {
 	}
 	cmd := []string{node, script, "--module=@workflow/world-postgres", "--from=" + filepath.Dir(modules),
 		"--factory=createWorld", "--options=" + string(opts)}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: cmd, Timeout: 2 * time.Minute})
+	// Not t.Context(): it ends before the cleanup closes the bridge, which
+	// would then be killed rather than shut down.
+	st, err := bridgestore.New(context.WithoutCancel(t.Context()), bridge.Options{Command: cmd, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("start the world bridge over world-postgres: %v", err)
 	}

@@ -52,13 +52,21 @@ func worldLocalBridge(t *testing.T, flags ...string) conform.Store {
 	}
 	cmd := append([]string{node, script, "--module=@workflow/world-local", "--from=" + filepath.Dir(modules),
 		"--factory=createWorld", `--options={"dataDir":"$DATA_DIR","port":"$PORT","recoverActiveRuns":false}`}, flags...)
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: cmd, Timeout: 30 * time.Second})
+	// The bridge makes its World's data folders in TMPDIR and removes them
+	// when it is shut down; a bridge killed instead leaves them.
+	tmp := t.TempDir()
+	// Not t.Context() itself: it ends before the cleanup below runs, and
+	// its end would kill the bridge rather than shut it down.
+	st, err := bridgestore.New(context.WithoutCancel(t.Context()), bridge.Options{Command: cmd, Timeout: 30 * time.Second, Env: []string{"TMPDIR=" + tmp}})
 	if err != nil {
 		t.Fatalf("start the world bridge over world-local: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := st.Close(); err != nil {
 			t.Errorf("close the world bridge: %v", err)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("the world bridge left %d data folders behind (first %s): it was not shut down", len(left), left[0].Name())
 		}
 	})
 	return st
@@ -114,7 +122,7 @@ func TestBridgeWorldStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := []string{node, script, "--module=./testdata/bridges/world-strict.mjs", "--factory=createWorld", "--options=" + string(opts)}
-	st, err := bridgestore.New(t.Context(), bridge.Options{Command: cmd, Timeout: 2 * time.Minute})
+	st, err := bridgestore.New(context.WithoutCancel(t.Context()), bridge.Options{Command: cmd, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("start the world bridge over the strict World: %v", err)
 	}
