@@ -114,8 +114,13 @@ func (s *Set) Hash() string {
 }
 
 var (
-	headerRe = regexp.MustCompile(`(?m)^-- (bsadapter block|version|requires|mode|needs-extension):[ \t]*(.*)$`)
-	funcRe   = regexp.MustCompile(`(?i)create\s+(?:or\s+replace\s+)?function\s+"?([a-z_]+)"?\."?([a-z_][a-z0-9_]*)"?\s*\(`)
+	// headerRe finds a header line's text; only a match at the start of
+	// a line is one (see headers). Without an anchor the matcher skips
+	// from one "-- " to the next.
+	headerRe = regexp.MustCompile(`-- (bsadapter block|version|requires|mode|needs-extension):[ \t]*(.*)`)
+	// funcRe is matched against the lowered SQL: with a literal prefix the
+	// matcher skips to each "create", several times faster than (?i).
+	funcRe = regexp.MustCompile(`create\s+(?:or\s+replace\s+)?function\s+"?([a-z_]+)"?\."?([a-z_][a-z0-9_]*)"?\s*\(`)
 )
 
 // load reads the modules' headers (name, version, requires) and finds the
@@ -160,8 +165,8 @@ func load(fsys fs.FS) ([]Module, string, error) {
 func publicFunctions(sql string) []string {
 	out := []string{}
 	seen := map[string]bool{}
-	for _, f := range funcRe.FindAllStringSubmatch(sql, -1) {
-		name := strings.ToLower(f[1] + "." + f[2])
+	for _, f := range funcRe.FindAllStringSubmatch(strings.ToLower(sql), -1) {
+		name := f[1] + "." + f[2]
 		if strings.HasPrefix(f[2], "_") || seen[name] {
 			continue
 		}

@@ -184,9 +184,12 @@ func parseDirModule(path, sql, prevUpstream string) (m Module, ok bool, err erro
 // modules and for a folder of others alike.
 func parseHeader(path, sql string) (m Module, ok bool, err error) {
 	m = Module{SQL: sql, File: path, Mode: "managed", Requires: []string{}}
-	for _, h := range headerRe.FindAllStringSubmatch(sql, -1) {
-		v := strings.TrimSpace(h[2])
-		switch h[1] {
+	for _, at := range headerRe.FindAllStringSubmatchIndex(sql, -1) {
+		if at[0] > 0 && sql[at[0]-1] != '\n' {
+			continue
+		}
+		key, v := sql[at[2]:at[3]], strings.TrimSpace(sql[at[4]:at[5]])
+		switch key {
 		case "bsadapter block":
 			m.Name = v
 		case "version":

@@ -55,3 +55,26 @@ func mapFS(files map[string]string) fstest.MapFS {
 	}
 	return m
 }
+
+// A header is a line of its own, wherever it is in the file; the same
+// text inside a line is not one. Functions are found whatever the case
+// of the SQL, helpers (a leading _) left out.
+func TestHeaderLinesAndFunctions(t *testing.T) {
+	sql := "-- bsadapter block: x\n" +
+		"-- version: 2\n" +
+		"select 1; -- version: 9\n" +
+		"CREATE OR REPLACE FUNCTION Better_Supabase.X_Get(a int) returns int language sql as 'select 1';\n" +
+		"create\n  function \"better_supabase\".\"x_put\" (a int) returns int language sql as 'select 1';\n" +
+		"Create Function better_supabase._x_helper() returns int language sql as 'select 1';\n" +
+		"-- requires: y, z\n"
+	m, ok, err := parseHeader("sql/x.sql", sql)
+	if err != nil || !ok {
+		t.Fatalf("parseHeader: ok %v, %v", ok, err)
+	}
+	if m.Name != "x" || m.Version != "2" || strings.Join(m.Requires, ",") != "y,z" {
+		t.Errorf("name %q, version %q, requires %q; want x, 2, [y z]", m.Name, m.Version, m.Requires)
+	}
+	if got := strings.Join(m.Functions, ","); got != "better_supabase.x_get,better_supabase.x_put" {
+		t.Errorf("functions %s, want better_supabase.x_get,better_supabase.x_put", got)
+	}
+}

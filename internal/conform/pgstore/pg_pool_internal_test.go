@@ -2,7 +2,10 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/bsadapter/bsadapter/blocks"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
@@ -104,4 +107,64 @@ func testDB(t *testing.T) *pgDB {
 		_ = srv.DropDatabase(context.Background(), db.name)
 	})
 	return db
+}
+
+// A database lets the eight writers of a racing case into the server
+// together, and opens no more connections than that for a larger burst:
+// each one is a server process that warms up on its own.
+func TestConnectionsBoundedAtEight(t *testing.T) {
+	ctx := t.Context()
+	db := testDB(t)
+	const racers = 8
+	// Each call waits inside the server's connection until all eight are
+	// there: with fewer connections, the last ones never get in.
+	arrived := make(chan struct{}, racers)
+	all := make(chan struct{})
+	errs := make(chan error, racers)
+	var wg sync.WaitGroup
+	for range racers {
+		wg.Go(func() {
+			errs <- db.with(ctx, func(c *pgx.Conn) error {
+				if _, err := c.Exec(ctx, "select 1"); err != nil {
+					return err
+				}
+				arrived <- struct{}{}
+				if len(arrived) == racers {
+					close(all)
+				}
+				select {
+				case <-all:
+					return nil
+				case <-time.After(time.Minute):
+					return fmt.Errorf("only %d of %d calls reached the server together", len(arrived), racers)
+				}
+			})
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A burst of three times as many calls, each holding its connection
+	// a moment, opens none beyond those eight.
+	for range 3 * racers {
+		wg.Go(func() {
+			if err := db.with(ctx, func(c *pgx.Conn) error {
+				_, err := c.Exec(ctx, "select pg_catalog.pg_sleep(0.01)")
+				return err
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	db.mu.Lock()
+	opened := len(db.all)
+	db.mu.Unlock()
+	if opened != racers {
+		t.Errorf("%d connections opened, want %d", opened, racers)
+	}
 }
