@@ -738,6 +738,9 @@ func (l *local) start(ctx context.Context, s *Server) error {
 		// faster.
 		"-c", "shared_buffers=32MB",
 		"-c", "huge_pages=off",
+		// No subscriptions: without its launcher (a background worker) the
+		// server starts and stops sooner.
+		"-c", "max_logical_replication_workers=0",
 	)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
