@@ -19,8 +19,8 @@ func WriteCatalog(w io.Writer, suites []*Suite) error {
      go test ./internal/conform -run Catalog -update; do not edit. -->
 
 ` + "`bsadapter conform`" + ` runs these cases. Each has a stable ID, the one rule it
-checks, a fresh subject (fresh ids, and a database of its own when it
-purges) and a timeout. A failure names the rule and shows the expected and
+checks, a fresh subject (fresh ids, and a database no other running case
+uses when it purges) and a timeout. A failure names the rule and shows the expected and
 the actual values. Select cases with ` + "`--suite`, `--run REGEX` and `--skip REGEX`" + `
 (a case matched by both ` + "`--run` and `--skip`" + ` is an error); ` + "`bsadapter conform --list`" + `
 prints this table. Which of better-supabase's own kit checks each case holds,
@@ -31,7 +31,8 @@ How each store is driven:
 
 - ` + "`--store pg`" + ` (the default): the embedded blocks, installed once into a
   template database; the run works in a clone of it, and every case that
-  purges gets a clone of its own. Every call goes through the blocks' SQL
+  purges gets a database no case running beside it uses (a clone, kept
+  for the next such case once it ends). Every call goes through the blocks' SQL
   functions with a real caller's rights: the service role for writes, an
   authenticated user (` + "`request.jwt.claims`" + ` with a ` + "`sub`" + `) for owner reads and
   cancels, anon for the negative cases. Time is moved by shifting the

@@ -1,7 +1,8 @@
 // Package pgstore drives better-supabase's blocks in PostgreSQL as a
 // conformance subject (conform --store pg): the blocks installed once into
-// a template database, a clone per run and per purging case, and every
-// call made through the blocks' SQL functions with a real caller's rights.
+// a template database, a clone per run and per purging case running at
+// once, and every call made through the blocks' SQL functions with a real
+// caller's rights.
 package pgstore
 
 import (
@@ -33,11 +34,12 @@ import (
 
 // pgStore runs the suites against the embedded blocks in PostgreSQL. The
 // blocks are installed once, in a template database; the run works in a
-// clone of it, and a case that purges gets a clone of its own. Every call
-// goes through the blocks' SQL functions with a real caller's rights, taken
-// the way PostgREST takes them on Supabase (request.jwt.claims with the
-// role, and sub for a user, then SET ROLE): the service role for writes, an
-// authenticated user or anon in a transaction for the visibility cases.
+// clone of it, and a case that purges gets one no other running case uses
+// (caseDB). Every call goes through the blocks' SQL functions with a real
+// caller's rights, taken the way PostgREST takes them on Supabase
+// (request.jwt.claims with the role, and sub for a user, then SET ROLE):
+// the service role for writes, an authenticated user or anon in a
+// transaction for the visibility cases.
 // Only moving time is done as the connecting (owner) role, by shifting
 // timestamps.
 type pgStore struct {
@@ -55,6 +57,11 @@ type pgStore struct {
 	// timeCols caches, per table, its timestamp columns: every clone has
 	// the template's tables.
 	timeCols sync.Map
+	// spare holds the databases of Isolated cases that have ended, for
+	// the next ones (see caseDB).
+	spareMu sync.Mutex
+	spare   []*pgDB
+	closed  bool
 }
 
 // ModulesLeftOut lists the modules the server could not install, with
@@ -172,8 +179,16 @@ func (p *pgStore) Close() error {
 	if p.shared == nil {
 		return nil
 	}
-	p.shared.close()
-	return p.srv.DropDatabase(context.Background(), p.shared.name)
+	p.spareMu.Lock()
+	dbs := append([]*pgDB{p.shared}, p.spare...)
+	p.spare, p.closed = nil, true
+	p.spareMu.Unlock()
+	var errs []error
+	for _, db := range dbs {
+		db.close()
+		errs = append(errs, p.srv.DropDatabase(context.Background(), db.name))
+	}
+	return errors.Join(errs...)
 }
 
 func (p *pgStore) clone(ctx context.Context) (*pgDB, error) {
@@ -194,23 +209,56 @@ func (p *pgStore) prefix() string { return fmt.Sprintf("pg%d", p.n.Add(1)) }
 
 // caseDB returns the database t's case works in: the run's shared clone,
 // or, for an Isolated case (it purges, and a purge sees the whole
-// database), a clone of its own, dropped when the case ends.
+// database), one that no other case uses while it runs. That is a clone
+// of the template, or the database of an Isolated case that has ended,
+// with its warm connections: a case then finds what earlier cases left
+// there, as it does on any store it shares with the cases before it
+// (a bridge's), but never a case running beside it. A clone costs the
+// server a copy, checkpoints, cold processes and a drop.
 func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 	if !t.Case().Isolated {
 		return p.shared, nil
 	}
-	db, err := p.clone(t.Context())
+	db, err := p.takeSpare(t.Context())
 	if err != nil {
 		return nil, err
 	}
 	// Its purges reach only its own database: they need not wait for the
 	// cases on the shared one.
 	t.SetPrivate()
-	t.Cleanup(func() {
+	t.Cleanup(func() { p.giveBack(db) })
+	return db, nil
+}
+
+// takeSpare returns the database an Isolated case last ended in, or a
+// new clone when none is kept.
+func (p *pgStore) takeSpare(ctx context.Context) (*pgDB, error) {
+	p.spareMu.Lock()
+	if n := len(p.spare); n > 0 {
+		db := p.spare[n-1]
+		p.spare = p.spare[:n-1]
+		p.spareMu.Unlock()
+		return db, nil
+	}
+	p.spareMu.Unlock()
+	return p.clone(ctx)
+}
+
+// giveBack keeps an ended Isolated case's database for the next one, or
+// drops it: when the store is closed, or when a call of the case is still
+// in flight (from a goroutine the case left behind), which could reach
+// the next case.
+func (p *pgStore) giveBack(db *pgDB) {
+	p.spareMu.Lock()
+	if !p.closed && len(db.slots) == 0 {
+		p.spare = append(p.spare, db)
+		db = nil
+	}
+	p.spareMu.Unlock()
+	if db != nil {
 		db.close()
 		_ = p.srv.DropDatabase(context.Background(), db.name)
-	})
-	return db, nil
+	}
 }
 
 // pgDB is one database with a small pool of connections, each acting as

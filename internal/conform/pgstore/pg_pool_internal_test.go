@@ -3,11 +3,13 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/bsadapter/bsadapter/blocks"
+	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
 	"github.com/jackc/pgx/v5"
 )
@@ -167,4 +169,113 @@ func TestConnectionsBoundedAtEight(t *testing.T) {
 	if opened != racers {
 		t.Errorf("%d connections opened, want %d", opened, racers)
 	}
+}
+
+// Cases that purge get a database no other case uses while they run: a
+// kept one, with its connections, once a case has ended in it; a new
+// clone when every kept one is in use, or when the case that ended left
+// a call in flight. Close drops every one.
+func TestIsolatedDatabasesKept(t *testing.T) {
+	ctx := t.Context()
+	srv := pgtest.Server(t)
+	tpl, err := srv.Template(ctx, blocks.Template{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &pgStore{srv: srv, template: tpl}
+	st.shared, err = st.clone(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			st.Close()
+		}
+	})
+	take := func() *pgDB {
+		t.Helper()
+		db, err := st.takeSpare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	pid := func(db *pgDB) (pid uint32) {
+		t.Helper()
+		if err := db.with(ctx, func(c *pgx.Conn) error { pid = c.PgConn().PID(); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return pid
+	}
+	a, b := take(), take()
+	if a.name == b.name || a.name == st.shared.name || b.name == st.shared.name {
+		t.Fatalf("two cases at once share a database: %s, %s (shared %s)", a.name, b.name, st.shared.name)
+	}
+	pa := pid(a)
+	st.giveBack(a)
+	c := take()
+	if c.name != a.name || pid(c) != pa {
+		t.Errorf("the next case got database %s (server process %d), want the ended case's %s (%d)", c.name, pid(c), a.name, pa)
+	}
+	if d := take(); d.name == c.name || d.name == b.name {
+		t.Errorf("a case got database %s, which a running case uses", d.name)
+	} else {
+		st.giveBack(d)
+	}
+	// A call of c's still in flight when its case ends: c is dropped.
+	inFlight, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- c.with(ctx, func(*pgx.Conn) error { close(inFlight); <-release; return nil })
+	}()
+	<-inFlight
+	st.giveBack(c)
+	close(release)
+	<-done
+	names := databases(t, srv)
+	if slices.Contains(names, c.name) {
+		t.Errorf("database %s, given back with a call in flight, was kept", c.name)
+	}
+	if e := take(); e.name == c.name {
+		t.Errorf("the next case got database %s, given back with a call in flight", e.name)
+	} else {
+		st.giveBack(e)
+	}
+	st.giveBack(b)
+	kept := []string{b.name}
+	st.spareMu.Lock()
+	for _, db := range st.spare {
+		kept = append(kept, db.name)
+	}
+	st.spareMu.Unlock()
+	closed = true
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	names = databases(t, srv)
+	for _, n := range append(kept, st.shared.name) {
+		if slices.Contains(names, n) {
+			t.Errorf("database %s left after Close", n)
+		}
+	}
+}
+
+// databases lists the server's databases.
+func databases(t *testing.T, srv *pgserver.Server) []string {
+	t.Helper()
+	conn, err := srv.Connect(t.Context(), "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), "select datname from pg_database")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }

@@ -156,7 +156,7 @@ func (r pgRegistry) AgeRun(ctx context.Context, id string, d time.Duration) erro
 
 // RunRegistry runs the registry cases against the workflows block's SQL
 // functions, in the run's shared clone or, for a case that purges, a
-// clone of its own; time passes for a run by shifting its timestamps.
+// database no other running case uses; time passes for a run by shifting its timestamps.
 func (p *pgStore) RunRegistry(context.Context) (conform.Opener[registry.Subject], error) {
 	if err := p.missing[registry.Suite.Name]; err != nil {
 		return nil, err

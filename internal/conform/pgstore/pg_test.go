@@ -119,7 +119,7 @@ func databases(t *testing.T, srv *pgserver.Server) []string {
 }
 
 // A run leaves no database behind: neither the shared clone nor the
-// clones of the cases that purge.
+// clones of the cases that purge, kept open for the next ones.
 func TestPGStoreLeavesNothing(t *testing.T) {
 	srv := pgtest.Server(t)
 	if _, err := srv.Template(t.Context(), blocks.Template{}); err != nil {
@@ -138,9 +138,11 @@ func TestPGStoreLeavesNothing(t *testing.T) {
 	if f := conformtest.Failures(rep); f != "" || rep.Count(conform.Pass) != len(cases) {
 		t.Errorf("%d of %d passed:\n%s", rep.Count(conform.Pass), len(cases), f)
 	}
+	// The shared clone, and the databases of the cases that purge, kept
+	// for the next such case: no more than ran at once.
 	during := databases(t, srv)
-	if len(during) != len(before)+1 {
-		t.Errorf("while open the store should hold one shared clone: before %v, during %v", before, during)
+	if extra := len(during) - len(before); extra < 2 || extra > 1+4 {
+		t.Errorf("while open the store should hold its shared clone and one to four kept for purging cases: before %v, during %v", before, during)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
