@@ -233,7 +233,7 @@ func TestIsolatedDatabasesKept(t *testing.T) {
 	st.giveBack(c)
 	close(release)
 	<-done
-	names := databases(t, srv)
+	names := Databases(t, srv)
 	if slices.Contains(names, c.name) {
 		t.Errorf("database %s, given back with a call in flight, was kept", c.name)
 	}
@@ -253,7 +253,7 @@ func TestIsolatedDatabasesKept(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	names = databases(t, srv)
+	names = Databases(t, srv)
 	for _, n := range append(kept, st.shared.name) {
 		if slices.Contains(names, n) {
 			t.Errorf("database %s left after Close", n)
@@ -261,15 +261,16 @@ func TestIsolatedDatabasesKept(t *testing.T) {
 	}
 }
 
-// databases lists the server's databases.
-func databases(t *testing.T, srv *pgserver.Server) []string {
+// Databases lists the server's databases, by name (for this package's
+// external tests too).
+func Databases(t *testing.T, srv *pgserver.Server) []string {
 	t.Helper()
 	conn, err := srv.Connect(t.Context(), "postgres")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(t.Context(), "select datname from pg_database")
+	rows, err := conn.Query(t.Context(), "select datname from pg_database order by datname")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package pgstore_test
 
 import (
-	"context"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,9 +20,7 @@ import (
 	"github.com/bsadapter/bsadapter/internal/conform/suites/memory"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/registry"
 	"github.com/bsadapter/bsadapter/internal/conform/suites/streams"
-	"github.com/bsadapter/bsadapter/internal/pgserver"
 	"github.com/bsadapter/bsadapter/internal/pgserver/pgtest"
-	"github.com/jackc/pgx/v5"
 )
 
 // The embedded blocks in a real PostgreSQL pass every case of every
@@ -99,25 +96,6 @@ func TestPGChatStateRunsEveryCase(t *testing.T) {
 	}
 }
 
-// databases lists the server's databases.
-func databases(t *testing.T, srv *pgserver.Server) []string {
-	t.Helper()
-	conn, err := srv.Connect(t.Context(), "postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(t.Context(), "select datname from pg_database order by datname")
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
-}
-
 // A run leaves no database behind: neither the shared clone nor the
 // clones of the cases that purge, kept open for the next ones.
 func TestPGStoreLeavesNothing(t *testing.T) {
@@ -125,7 +103,7 @@ func TestPGStoreLeavesNothing(t *testing.T) {
 	if _, err := srv.Template(t.Context(), blocks.Template{}); err != nil {
 		t.Fatal(err)
 	}
-	before := databases(t, srv)
+	before := pgstore.Databases(t, srv)
 	st, err := pgstore.New(t.Context(), srv)
 	if err != nil {
 		t.Fatal(err)
@@ -140,14 +118,14 @@ func TestPGStoreLeavesNothing(t *testing.T) {
 	}
 	// The shared clone, and the databases of the cases that purge, kept
 	// for the next such case: no more than ran at once.
-	during := databases(t, srv)
+	during := pgstore.Databases(t, srv)
 	if extra := len(during) - len(before); extra < 2 || extra > 1+4 {
 		t.Errorf("while open the store should hold its shared clone and one to four kept for purging cases: before %v, during %v", before, during)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if after := databases(t, srv); !slices.Equal(after, before) {
+	if after := pgstore.Databases(t, srv); !slices.Equal(after, before) {
 		t.Errorf("databases left behind: before %v, after %v", before, after)
 	}
 }
