@@ -32,7 +32,8 @@ How each store is driven:
 - ` + "`--store pg`" + ` (the default): the embedded blocks, installed once into a
   template database; the run works in a clone of it, and every case that
   purges gets a database no case running beside it uses (a clone, kept
-  for the next such case once it ends). Every call goes through the blocks' SQL
+  for the next such case once it ends; a case that counts what its purge
+  removes never gets one a case of its suite has used). Every call goes through the blocks' SQL
   functions with a real caller's rights: the service role for writes, an
   authenticated user (` + "`request.jwt.claims`" + ` with a ` + "`sub`" + `) for owner reads and
   cancels, anon for the negative cases. Time is moved by shifting the

@@ -50,11 +50,17 @@ type Case struct {
 	// Needs names the optional store feature the case needs ("" for
 	// none); stores without it report the case as skipped.
 	Needs Feature
-	// Isolated asks for a subject that shares no state with other cases
-	// (a database of its own): the case purges, and a purge sees the whole
+	// Isolated asks for a subject that no case running beside it uses (a
+	// database of its own): the case purges, and a purge sees the whole
 	// store. On a store whose subjects share state (a bridge), the case's
 	// whole-store steps run alone (T.Alone), with no other case in flight.
 	Isolated bool
+	// Counts marks an Isolated case whose checks count what a purge finds
+	// in the whole store (a purge's count), on a subject it does not share
+	// (T.Shared false): its subject must also hold no row an earlier case
+	// of its suite left. A store that reuses one case's database for
+	// another gives such a case none a case of its suite has used.
+	Counts bool
 	// MovesClock marks a case that makes time pass for the store by its
 	// clock (T.Clock): with a clock it moves it, as one whole-store
 	// step on a shared store; without one it waits for real TTLs of a

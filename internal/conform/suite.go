@@ -61,10 +61,12 @@ type CaseOf[S any] struct {
 	// ID is stable across releases: "<suite>/<slug>".
 	ID string
 	// Rule is the one-line rule the case checks.
-	Rule       string
-	Timeout    time.Duration
-	Needs      Feature
-	Isolated   bool
+	Rule     string
+	Timeout  time.Duration
+	Needs    Feature
+	Isolated bool
+	// Counts: see Case.Counts; only an Isolated case counts.
+	Counts     bool
 	MovesClock bool
 	// Block is the block rule the case checks, beyond the interface
 	// (see Case.Block); the zero value for a rule of the interface.
@@ -110,10 +112,13 @@ func NewSuite[P any, S any](info Info, ask func(P, context.Context) (Opener[S], 
 		if !strings.HasPrefix(c.ID, info.Name+"/") {
 			panic(fmt.Sprintf("conform: case %s is not in suite %s", c.ID, info.Name))
 		}
+		if c.Counts && !c.Isolated {
+			panic(fmt.Sprintf("conform: case %s counts what a purge removes but is not Isolated", c.ID))
+		}
 		run := c.Run
 		s.Cases = append(s.Cases, Case{
 			ID: c.ID, Rule: c.Rule, Suite: info.Name, Timeout: c.Timeout, Needs: c.Needs,
-			Isolated: c.Isolated, MovesClock: c.MovesClock, Block: c.Block, suite: s,
+			Isolated: c.Isolated, Counts: c.Counts, MovesClock: c.MovesClock, Block: c.Block, suite: s,
 			test: func(t *T, subject any) { run(t, subject.(S)) },
 		})
 	}

@@ -211,18 +211,23 @@ func (p *pgStore) prefix() string { return fmt.Sprintf("pg%d", p.n.Add(1)) }
 // or, for an Isolated case (it purges, and a purge sees the whole
 // database), one that no other case uses while it runs. That is a clone
 // of the template, or the database of an Isolated case that has ended,
-// with its warm connections: a case then finds what earlier cases left
-// there, as it does on any store it shares with the cases before it
-// (a bridge's), but never a case running beside it. A clone costs the
-// server a copy, checkpoints, cold processes and a drop.
+// with its warm connections: the case then finds the rows earlier cases
+// left there, as on any store it shares with the cases before it (a
+// bridge's), except a case that counts what its purge finds (Counts),
+// which never gets a database a case of its suite has used: what other
+// suites' cases left is in other modules' tables, which its purge does
+// not see. A clone costs the server a copy, checkpoints, cold processes
+// and a drop.
 func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 	if !t.Case().Isolated {
 		return p.shared, nil
 	}
-	db, err := p.takeSpare(t.Context())
+	suite := t.Case().Suite
+	db, err := p.takeSpare(t.Context(), suite, t.Case().Counts)
 	if err != nil {
 		return nil, err
 	}
+	db.usedBy = append(db.usedBy, suite)
 	// Its purges reach only its own database: they need not wait for the
 	// cases on the shared one.
 	t.SetPrivate()
@@ -230,15 +235,16 @@ func (p *pgStore) caseDB(t *conform.T) (*pgDB, error) {
 	return db, nil
 }
 
-// takeSpare returns the database an Isolated case last ended in, or a
-// new clone when none is kept.
-func (p *pgStore) takeSpare(ctx context.Context) (*pgDB, error) {
+// takeSpare returns the most recently kept database, one no case of
+// suite has used when the case counts, or a new clone when none is kept.
+func (p *pgStore) takeSpare(ctx context.Context, suite string, counts bool) (*pgDB, error) {
 	p.spareMu.Lock()
-	if n := len(p.spare); n > 0 {
-		db := p.spare[n-1]
-		p.spare = p.spare[:n-1]
-		p.spareMu.Unlock()
-		return db, nil
+	for i := len(p.spare) - 1; i >= 0; i-- {
+		if db := p.spare[i]; !counts || !slices.Contains(db.usedBy, suite) {
+			p.spare = slices.Delete(p.spare, i, i+1)
+			p.spareMu.Unlock()
+			return db, nil
+		}
 	}
 	p.spareMu.Unlock()
 	return p.clone(ctx)
@@ -266,6 +272,9 @@ func (p *pgStore) giveBack(db *pgDB) {
 type pgDB struct {
 	srv  *pgserver.Server
 	name string
+	// usedBy lists the suites whose Isolated cases have used the
+	// database (see caseDB).
+	usedBy []string
 	// slots bounds the connections in use at once, whatever --parallel
 	// asks, so that a run stays within the server's max_connections.
 	slots chan struct{}

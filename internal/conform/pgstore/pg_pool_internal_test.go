@@ -173,8 +173,9 @@ func TestConnectionsBoundedAtEight(t *testing.T) {
 
 // Cases that purge get a database no other case uses while they run: a
 // kept one, with its connections, once a case has ended in it; a new
-// clone when every kept one is in use, or when the case that ended left
-// a call in flight. Close drops every one.
+// clone when every kept one is in use or has been used by a case of the
+// suite of a case that counts what its purge removes, or when the case
+// that ended left a call in flight. Close drops every one.
 func TestIsolatedDatabasesKept(t *testing.T) {
 	ctx := t.Context()
 	srv := pgtest.Server(t)
@@ -193,12 +194,14 @@ func TestIsolatedDatabasesKept(t *testing.T) {
 			st.Close()
 		}
 	})
-	take := func() *pgDB {
+	// take takes a database for an Isolated case of suite, as caseDB does.
+	take := func(suite string, counts bool) *pgDB {
 		t.Helper()
-		db, err := st.takeSpare(ctx)
+		db, err := st.takeSpare(ctx, suite, counts)
 		if err != nil {
 			t.Fatal(err)
 		}
+		db.usedBy = append(db.usedBy, suite)
 		return db
 	}
 	pid := func(db *pgDB) (pid uint32) {
@@ -208,17 +211,24 @@ func TestIsolatedDatabasesKept(t *testing.T) {
 		}
 		return pid
 	}
-	a, b := take(), take()
+	a, b := take("registry", true), take("streams", false)
 	if a.name == b.name || a.name == st.shared.name || b.name == st.shared.name {
 		t.Fatalf("two cases at once share a database: %s, %s (shared %s)", a.name, b.name, st.shared.name)
 	}
 	pa := pid(a)
 	st.giveBack(a)
-	c := take()
-	if c.name != a.name || pid(c) != pa {
-		t.Errorf("the next case got database %s (server process %d), want the ended case's %s (%d)", c.name, pid(c), a.name, pa)
+	// A registry case that counts what its purge removes never gets a's
+	// database: it could find a's case's runs.
+	r := take("registry", true)
+	if r.name == a.name || r.name == b.name {
+		t.Errorf("a counting registry case got database %s, which a registry case has used", r.name)
 	}
-	if d := take(); d.name == c.name || d.name == b.name {
+	c := take("streams", false)
+	if c.name != a.name || pid(c) != pa {
+		t.Errorf("a streams case got database %s (server process %d), want the ended registry case's %s (%d)", c.name, pid(c), a.name, pa)
+	}
+	st.giveBack(r)
+	if d := take("chat", false); d.name == c.name || d.name == b.name {
 		t.Errorf("a case got database %s, which a running case uses", d.name)
 	} else {
 		st.giveBack(d)
@@ -237,7 +247,7 @@ func TestIsolatedDatabasesKept(t *testing.T) {
 	if slices.Contains(names, c.name) {
 		t.Errorf("database %s, given back with a call in flight, was kept", c.name)
 	}
-	if e := take(); e.name == c.name {
+	if e := take("chat", false); e.name == c.name {
 		t.Errorf("the next case got database %s, given back with a call in flight", e.name)
 	} else {
 		st.giveBack(e)
